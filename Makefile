@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# primepair: out-of-tree build of primebuf, vdisplay and vrender for every
+# supported kernel, the userspace tests and tools, and the checks.
+#
+#   make                  modules for every kernel + userspace
+#   make KVER=6.1.0-57-amd64   modules for one kernel
+#   make check            lint + the whole suite in QEMU, every kernel
+#   make demo             the slice in QEMU, with a report
+#   make lint             checkpatch --strict, sparse, kernel-doc, uapi
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KVERS ?= $(shell $(TOP)/tools/kernels 2>/dev/null)
+ifneq ($(KVER),)
+KVERS := $(KVER)
+endif
+KSRC ?= /usr/src/linux-source-6.1
+
+export CONFIG_PRIMEBUF := m
+export CONFIG_DRM_VDISPLAY := m
+export CONFIG_DRM_VRENDER := m
+
+KDIR_OF = /usr/src/linux-headers-$(1)
+KERNEL_TREE := Kbuild dma-buf drm include
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
+	-I$(TOP)/igt-tests/lib -I$(TOP)/include/uapi/drm \
+	$(shell pkg-config --cflags libdrm)
+USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread
+
+IGT_LIB_SRC := $(wildcard igt-tests/lib/*.c)
+IGT_LIB_HDR := $(wildcard igt-tests/lib/*.h) include/uapi/drm/vrender_drm.h
+TEST_SRC := $(wildcard igt-tests/tests/*.c)
+TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
+TOOL_SRC := $(wildcard tools/*.c)
+TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
+
+.PHONY: all modules userspace check demo lint clean setup $(KVERS:%=modules-%)
+
+all: modules userspace
+
+modules: $(KVERS:%=modules-%)
+
+# Each kernel builds in its own copy of the tree, so that objects of two
+# kernels never mix; cp -a keeps timestamps and so incremental builds.
+$(KVERS:%=modules-%): modules-%:
+	@test -d $(call KDIR_OF,$*) || { echo "missing headers for $*: run tools/setup"; exit 1; }
+	@mkdir -p $(BUILD)/$*
+	@cp -a $(KERNEL_TREE) $(BUILD)/$*/
+	$(MAKE) -C $(call KDIR_OF,$*) M=$(BUILD)/$* W=1 KCFLAGS=-Werror modules
+
+userspace: $(TESTS) $(TOOLS)
+
+$(BUILD)/bin/tests/%: igt-tests/tests/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)
+
+$(BUILD)/bin/%: tools/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)
+
+setup:
+	$(TOP)/tools/setup
+
+lint:
+	$(TOP)/tools/lint
+
+check: setup
+	$(MAKE) all
+	$(MAKE) lint
+	$(TOP)/tools/run-suite
+
+demo: setup
+	$(MAKE) all
+	$(TOP)/tools/demo
+
+clean:
+	rm -rf $(BUILD)
