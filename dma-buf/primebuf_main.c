@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * primebuf - module set-up, device constraints, accounting and debugfs
+ */
+
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+
+#include "primebuf_internal.h"
+
+/**
+ * DOC: overview
+ *
+ * primebuf owns the memory of every buffer that vdisplay and vrender
+ * create, and it is the exporter whenever one of those buffers leaves its
+ * device as a dma-buf.  It is also the importer-side helper both drivers
+ * use for buffers that come from elsewhere.
+ *
+ * Who holds a reference to whom:
+ *
+ * - a GEM handle holds the &struct primebuf_bo (the GEM object);
+ * - an exported dma-buf holds the GEM object and the exporting
+ *   &struct drm_device, and its file pins the exporting driver module;
+ * - the GEM object caches its dma-buf in &drm_gem_object.dma_buf while it
+ *   has handles, so that a second export returns the same file;
+ * - an importing device's GEM object holds a reference to the dma-buf and
+ *   one attachment to it; it maps the attachment only around each use.
+ *
+ * So vdisplay's object outlives its handles for as long as the dma-buf
+ * lives, and the dma-buf outlives its fds for as long as vrender's import
+ * lives.  The backing storage goes with the last of them: release runs
+ * exactly once, in whatever order the references are dropped.
+ */
+
+struct primebuf_stats primebuf_stats;
+
+/* Protects primebuf_buffers and primebuf_next_id. */
+static DEFINE_MUTEX(primebuf_list_lock);
+static LIST_HEAD(primebuf_buffers);
+static u64 primebuf_next_id;
+
+/* Protects primebuf_devices. */
+static DEFINE_MUTEX(primebuf_devices_lock);
+static LIST_HEAD(primebuf_devices);
+
+struct primebuf_device {
+	struct list_head node;
+	struct device *dev;
+	struct primebuf_constraints constraints;
+};
+
+static struct dentry *primebuf_debugfs;
+
+void primebuf_track(struct primebuf_bo *bo)
+{
+	mutex_lock(&primebuf_list_lock);
+	bo->id = ++primebuf_next_id;
+	list_add_tail(&bo->node, &primebuf_buffers);
+	mutex_unlock(&primebuf_list_lock);
+}
+
+void primebuf_untrack(struct primebuf_bo *bo)
+{
+	mutex_lock(&primebuf_list_lock);
+	list_del(&bo->node);
+	mutex_unlock(&primebuf_list_lock);
+}
+
+/* ----------------------------------------------------------------------
+ * Device constraints
+ */
+
+/**
+ * primebuf_register_device() - declare the DMA constraints of a device
+ * @dev: the device that will attach to or own primebuf buffers
+ * @c: its constraints; @c->contiguous is what dma_parms cannot express
+ *
+ * Buffers allocated, or migrated, after this call satisfy @c whenever
+ * @dev owns them or is attached to them.
+ *
+ * Context: process context; takes a mutex.
+ * Return: 0, -EEXIST if @dev is registered already, or -ENOMEM.
+ */
+int primebuf_register_device(struct device *dev,
+			     const struct primebuf_constraints *c)
+{
+	struct primebuf_device *pd, *it;
+
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		return -ENOMEM;
+	pd->dev = dev;
+	pd->constraints = *c;
+
+	mutex_lock(&primebuf_devices_lock);
+	list_for_each_entry(it, &primebuf_devices, node) {
+		if (it->dev == dev) {
+			mutex_unlock(&primebuf_devices_lock);
+			kfree(pd);
+			return -EEXIST;
+		}
+	}
+	list_add(&pd->node, &primebuf_devices);
+	mutex_unlock(&primebuf_devices_lock);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_register_device, PRIMEBUF);
+
+/**
+ * primebuf_unregister_device() - forget a device's declared constraints
+ * @dev: a device passed to primebuf_register_device() before
+ *
+ * Context: process context; takes a mutex.
+ */
+void primebuf_unregister_device(struct device *dev)
+{
+	struct primebuf_device *pd, *tmp;
+
+	mutex_lock(&primebuf_devices_lock);
+	list_for_each_entry_safe(pd, tmp, &primebuf_devices, node) {
+		if (pd->dev == dev) {
+			list_del(&pd->node);
+			kfree(pd);
+		}
+	}
+	mutex_unlock(&primebuf_devices_lock);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_unregister_device, PRIMEBUF);
+
+void primebuf_device_constraints(struct device *dev,
+				 struct primebuf_constraints *c)
+{
+	struct primebuf_device *pd;
+
+	mutex_lock(&primebuf_devices_lock);
+	list_for_each_entry(pd, &primebuf_devices, node) {
+		if (pd->dev == dev) {
+			*c = pd->constraints;
+			mutex_unlock(&primebuf_devices_lock);
+			return;
+		}
+	}
+	mutex_unlock(&primebuf_devices_lock);
+
+	c->dma_mask = dev->dma_mask ? *dev->dma_mask : dev->coherent_dma_mask;
+	if (!c->dma_mask)
+		c->dma_mask = DMA_BIT_MASK(32);
+	c->max_segment_size = dma_get_max_seg_size(dev);
+	c->segment_boundary_mask = dma_get_seg_boundary(dev);
+	c->contiguous = false;
+}
+
+/* ----------------------------------------------------------------------
+ * debugfs
+ */
+
+static int primebuf_summary_show(struct seq_file *m, void *unused)
+{
+	struct primebuf_stats *s = &primebuf_stats;
+
+	seq_printf(m, "buffers: %ld\n", atomic_long_read(&s->buffers));
+	seq_printf(m, "imports: %ld\n", atomic_long_read(&s->imports));
+	seq_printf(m, "exports: %ld\n", atomic_long_read(&s->exports));
+	seq_printf(m, "attachments: %ld\n", atomic_long_read(&s->attachments));
+	seq_printf(m, "mappings: %ld\n", atomic_long_read(&s->mappings));
+	seq_printf(m, "vmaps: %ld\n", atomic_long_read(&s->vmaps));
+	seq_printf(m, "bytes: %ld\n", atomic_long_read(&s->bytes));
+	seq_printf(m, "migrations: %ld\n", atomic_long_read(&s->migrations));
+	seq_printf(m, "created: %ld\n", atomic_long_read(&s->created));
+	seq_printf(m, "released: %ld\n", atomic_long_read(&s->released));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(primebuf_summary);
+
+static void primebuf_show_one(struct seq_file *m, struct primebuf_bo *bo)
+{
+	struct primebuf_attachment *pa;
+	unsigned int nattach = 0;
+	bool first = true;
+
+	mutex_lock(&bo->lock);
+	list_for_each_entry(pa, &bo->attachments, node)
+		nattach += !pa->internal;
+	seq_printf(m, "%llu %zu %s %s %u %u %u %u ", bo->id, bo->base.size,
+		   bo->base.import_attach ? "import" :
+		   primebuf_placement_name(bo->backing.placement),
+		   bo->base.dev->driver->name, nattach, bo->map_count,
+		   bo->vmap_count, bo->migrations);
+	list_for_each_entry(pa, &bo->attachments, node) {
+		seq_printf(m, "%s%s%s=%u", first ? "" : ",",
+			   pa->internal ? "*" : "", dev_name(pa->dev),
+			   pa->nsegs);
+		first = false;
+	}
+	seq_puts(m, first ? "-\n" : "\n");
+	mutex_unlock(&bo->lock);
+}
+
+static int primebuf_buffers_show(struct seq_file *m, void *unused)
+{
+	struct primebuf_bo *bo;
+
+	seq_puts(m, "# id size placement exporter attachments maps vmaps migrations segments\n");
+	mutex_lock(&primebuf_list_lock);
+	list_for_each_entry(bo, &primebuf_buffers, node)
+		primebuf_show_one(m, bo);
+	mutex_unlock(&primebuf_list_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(primebuf_buffers);
+
+static int __init primebuf_init(void)
+{
+	primebuf_debugfs = debugfs_create_dir("primebuf", NULL);
+	debugfs_create_file("summary", 0444, primebuf_debugfs, NULL,
+			    &primebuf_summary_fops);
+	debugfs_create_file("buffers", 0444, primebuf_debugfs, NULL,
+			    &primebuf_buffers_fops);
+	return 0;
+}
+
+static void __exit primebuf_exit(void)
+{
+	debugfs_remove_recursive(primebuf_debugfs);
+}
+
+module_init(primebuf_init);
+module_exit(primebuf_exit);
+
+MODULE_DESCRIPTION("primepair buffer objects and dma-buf exporter/importer");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
