@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdisplay - CRTC and its vblank timer
+ */
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vblank.h>
+
+#include "vdisplay_drv.h"
+
+/*
+ * The timer stands in for the display engine's vblank interrupt.  It is
+ * forwarded before the vblank is reported, so while the handler runs its
+ * expiry already names the next frame and the current vblank lies one
+ * period earlier.
+ */
+static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
+{
+	struct vdisplay_output *out = container_of(timer, struct vdisplay_output,
+						   vblank_timer);
+	u64 overruns;
+
+	overruns = hrtimer_forward_now(timer, out->period);
+	if (overruns != 1)
+		drm_dbg_kms(out->crtc.dev, "vblank timer overran %llu frames\n",
+			    overruns - 1);
+
+	if (!drm_crtc_handle_vblank(&out->crtc))
+		drm_dbg_kms(out->crtc.dev, "vblank reported while off\n");
+
+	return HRTIMER_RESTART;
+}
+
+static int vdisplay_enable_vblank(struct drm_crtc *crtc)
+{
+	struct drm_device *dev = crtc->dev;
+	struct drm_vblank_crtc *vblank = &dev->vblank[drm_crtc_index(crtc)];
+	struct vdisplay_output *out = crtc_to_output(crtc);
+
+	drm_calc_timestamping_constants(crtc, &crtc->mode);
+	out->period = ns_to_ktime(vblank->framedur_ns);
+	hrtimer_start(&out->vblank_timer, out->period, HRTIMER_MODE_REL);
+	return 0;
+}
+
+static void vdisplay_disable_vblank(struct drm_crtc *crtc)
+{
+	hrtimer_cancel(&crtc_to_output(crtc)->vblank_timer);
+}
+
+static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
+					  int *max_error, ktime_t *vblank_time,
+					  bool in_vblank_irq)
+{
+	struct drm_device *dev = crtc->dev;
+	struct drm_vblank_crtc *vblank = &dev->vblank[drm_crtc_index(crtc)];
+	struct vdisplay_output *out = crtc_to_output(crtc);
+
+	if (!READ_ONCE(vblank->enabled)) {
+		*vblank_time = ktime_get();
+		return true;
+	}
+
+	/* The timer was forwarded already: step back to this frame. */
+	*vblank_time = ktime_sub(hrtimer_get_expires(&out->vblank_timer),
+				 out->period);
+	*max_error = 0;
+	return true;
+}
+
+static const struct drm_crtc_funcs vdisplay_crtc_funcs = {
+	.set_config = drm_atomic_helper_set_config,
+	.page_flip = drm_atomic_helper_page_flip,
+	.reset = drm_atomic_helper_crtc_reset,
+	.atomic_duplicate_state = drm_atomic_helper_crtc_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
+	.enable_vblank = vdisplay_enable_vblank,
+	.disable_vblank = vdisplay_disable_vblank,
+	.get_vblank_timestamp = vdisplay_get_vblank_timestamp,
+};
+
+static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
+				      struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *crtc_state =
+		drm_atomic_get_new_crtc_state(state, crtc);
+
+	/* An enabled CRTC scans out its primary plane. */
+	if (crtc_state->enable &&
+	    !(crtc_state->plane_mask & drm_plane_mask(crtc->primary)))
+		return -EINVAL;
+	return 0;
+}
+
+static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
+					struct drm_atomic_state *state)
+{
+	drm_crtc_vblank_on(crtc);
+}
+
+static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
+					 struct drm_atomic_state *state)
+{
+	drm_crtc_vblank_off(crtc);
+}
+
+/*
+ * The new state is latched at the next vblank, so that is when the
+ * commit's event is delivered.  With vblank off (CRTC being disabled)
+ * the event goes out at once.
+ */
+static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
+				       struct drm_atomic_state *state)
+{
+	struct drm_pending_vblank_event *event = crtc->state->event;
+
+	if (!event)
+		return;
+
+	spin_lock_irq(&crtc->dev->event_lock);
+	if (drm_crtc_vblank_get(crtc) == 0)
+		drm_crtc_arm_vblank_event(crtc, event);
+	else
+		drm_crtc_send_vblank_event(crtc, event);
+	spin_unlock_irq(&crtc->dev->event_lock);
+	crtc->state->event = NULL;
+}
+
+static const struct drm_crtc_helper_funcs vdisplay_crtc_helper_funcs = {
+	.atomic_check = vdisplay_crtc_atomic_check,
+	.atomic_flush = vdisplay_crtc_atomic_flush,
+	.atomic_enable = vdisplay_crtc_atomic_enable,
+	.atomic_disable = vdisplay_crtc_atomic_disable,
+};
+
+int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
+{
+	int ret;
+
+	ret = drmm_crtc_init_with_planes(&vd->drm, &out->crtc, out->primary,
+					 NULL, &vdisplay_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(&out->crtc, &vdisplay_crtc_helper_funcs);
+
+	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	out->vblank_timer.function = vdisplay_vblank_fire;
+	return 0;
+}
