@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrender - driver, instances and their DMA constraints
+ *
+ * Each instance is a render node on its own virtual platform device.  The
+ * module parameters give every instance its DMA constraints, which it
+ * declares to primebuf: exporters then have importers with different
+ * needs to negotiate with.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+
+#include <uapi/drm/vrender_drm.h>
+
+#include "vrender_drv.h"
+
+static unsigned int instances = 1;
+module_param(instances, uint, 0444);
+MODULE_PARM_DESC(instances, "Number of vrender devices, 1 to 4 (default 1)");
+
+static unsigned int dma_bits[VRENDER_MAX_INSTANCES] = { 64, 64, 64, 64 };
+module_param_array(dma_bits, uint, NULL, 0444);
+MODULE_PARM_DESC(dma_bits, "DMA mask width per instance, 32 to 64 (default 64)");
+
+static unsigned int max_segment[VRENDER_MAX_INSTANCES] = {
+	UINT_MAX, UINT_MAX, UINT_MAX, UINT_MAX
+};
+module_param_array(max_segment, uint, NULL, 0444);
+MODULE_PARM_DESC(max_segment, "Largest DMA segment per instance in bytes, at least 4096 (default 4294967295)");
+
+static unsigned long segment_boundary[VRENDER_MAX_INSTANCES] = {
+	ULONG_MAX, ULONG_MAX, ULONG_MAX, ULONG_MAX
+};
+module_param_array(segment_boundary, ulong, NULL, 0444);
+MODULE_PARM_DESC(segment_boundary, "DMA segment boundary mask per instance, 2^n-1 and at least 4095 (default all ones)");
+
+static bool contiguous[VRENDER_MAX_INSTANCES];
+module_param_array(contiguous, bool, NULL, 0444);
+MODULE_PARM_DESC(contiguous, "Instance takes one contiguous segment per mapping (default false)");
+
+unsigned int vrender_job_timeout_ms = 10000;
+module_param_named(job_timeout_ms, vrender_job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms, "Time a job may wait for its dependencies, in ms (default 10000)");
+
+static struct vrender_device *vrender_devices[VRENDER_MAX_INSTANCES];
+
+static const struct drm_ioctl_desc vrender_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(VRENDER_GET_PARAM, vrender_ioctl_get_param,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VRENDER_BO_CREATE, vrender_ioctl_bo_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VRENDER_BO_MMAP_OFFSET, vrender_ioctl_bo_mmap_offset,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VRENDER_BO_INFO, vrender_ioctl_bo_info,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VRENDER_SUBMIT, vrender_ioctl_submit,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VRENDER_BO_WAIT, vrender_ioctl_bo_wait,
+			  DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(vrender_fops);
+
+static const struct drm_driver vrender_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.ioctls = vrender_ioctls,
+	.num_ioctls = ARRAY_SIZE(vrender_ioctls),
+	.fops = &vrender_fops,
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_import = primebuf_gem_prime_import,
+	.name = VRENDER_DRIVER_NAME,
+	.desc = "Virtual render-only driver",
+	.date = "20261203",
+	.major = 1,
+	.minor = 0,
+};
+
+static int vrender_check_params(unsigned int i)
+{
+	unsigned long b = segment_boundary[i];
+
+	if (dma_bits[i] < 32 || dma_bits[i] > 64)
+		return -EINVAL;
+	if (max_segment[i] < PAGE_SIZE)
+		return -EINVAL;
+	if (b < PAGE_SIZE - 1 || (b & (b + 1)))
+		return -EINVAL;
+	return 0;
+}
+
+static int vrender_dma_init(struct vrender_device *vr)
+{
+	struct device *dev = &vr->pdev->dev;
+	unsigned int i = vr->index;
+	int ret;
+
+	/* The instance owns its dma_parms, so it fills them in directly. */
+	vr->dma_parms.max_segment_size = max_segment[i];
+	vr->dma_parms.segment_boundary_mask = segment_boundary[i];
+	dev->dma_parms = &vr->dma_parms;
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(dma_bits[i]));
+	if (ret)
+		return ret;
+
+	vr->constraints.dma_mask = DMA_BIT_MASK(dma_bits[i]);
+	vr->constraints.max_segment_size = max_segment[i];
+	vr->constraints.segment_boundary_mask = segment_boundary[i];
+	vr->constraints.contiguous = contiguous[i];
+	return primebuf_register_device(dev, &vr->constraints);
+}
+
+static int vrender_create(unsigned int index)
+{
+	struct platform_device *pdev;
+	struct vrender_device *vr;
+	int ret;
+
+	ret = vrender_check_params(index);
+	if (ret) {
+		pr_err("vrender: invalid DMA constraints for instance %u\n",
+		       index);
+		return ret;
+	}
+
+	pdev = platform_device_register_simple(VRENDER_DRIVER_NAME, index,
+					       NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto out_unregister_pdev;
+	}
+
+	vr = devm_drm_dev_alloc(&pdev->dev, &vrender_driver,
+				struct vrender_device, drm);
+	if (IS_ERR(vr)) {
+		ret = PTR_ERR(vr);
+		goto out_release_group;
+	}
+	vr->pdev = pdev;
+	vr->index = index;
+	spin_lock_init(&vr->fence_lock);
+	mutex_init(&vr->submit_lock);
+	vr->fence_context = dma_fence_context_alloc(1);
+
+	vr->wq = alloc_ordered_workqueue("vrender.%u", 0, index);
+	if (!vr->wq) {
+		ret = -ENOMEM;
+		goto out_release_group;
+	}
+
+	ret = vrender_dma_init(vr);
+	if (ret)
+		goto out_destroy_wq;
+
+	ret = drm_dev_register(&vr->drm, 0);
+	if (ret)
+		goto out_unregister_constraints;
+
+	vrender_devices[index] = vr;
+	return 0;
+
+out_unregister_constraints:
+	primebuf_unregister_device(&pdev->dev);
+out_destroy_wq:
+	destroy_workqueue(vr->wq);
+out_release_group:
+	devres_release_group(&pdev->dev, NULL);
+out_unregister_pdev:
+	platform_device_unregister(pdev);
+	return ret;
+}
+
+static void vrender_destroy(struct vrender_device *vr)
+{
+	struct platform_device *pdev = vr->pdev;
+
+	drm_dev_unplug(&vr->drm);
+	/* Jobs hold references to their buffers; let them all finish. */
+	destroy_workqueue(vr->wq);
+	primebuf_unregister_device(&pdev->dev);
+	mutex_destroy(&vr->submit_lock);
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+}
+
+static void vrender_destroy_all(void)
+{
+	int i;
+
+	for (i = VRENDER_MAX_INSTANCES - 1; i >= 0; i--) {
+		if (vrender_devices[i])
+			vrender_destroy(vrender_devices[i]);
+		vrender_devices[i] = NULL;
+	}
+}
+
+static int __init vrender_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	if (instances < 1 || instances > VRENDER_MAX_INSTANCES) {
+		pr_err("vrender: instances must be 1 to %d\n",
+		       VRENDER_MAX_INSTANCES);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < instances; i++) {
+		ret = vrender_create(i);
+		if (ret) {
+			vrender_destroy_all();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void __exit vrender_exit(void)
+{
+	vrender_destroy_all();
+}
+
+module_init(vrender_init);
+module_exit(vrender_exit);
+
+MODULE_DESCRIPTION("Virtual render-only DRM driver with a fenced engine");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(PRIMEBUF);
+MODULE_IMPORT_NS(DMA_BUF);

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrender - a render-only DRM driver with a simulated engine
+ */
+#ifndef _VRENDER_DRV_H_
+#define _VRENDER_DRV_H_
+
+#include <linux/dma-fence.h>
+#include <linux/mutex.h>
+#include <linux/platform_device.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+
+#include <primepair/primebuf.h>
+
+#define VRENDER_DRIVER_NAME	"vrender"
+#define VRENDER_MAX_INSTANCES	4
+#define VRENDER_MAX_COMMANDS	64
+#define VRENDER_MAX_SYNCOBJS	64
+
+struct drm_file;
+struct drm_vrender_cmd;
+
+/**
+ * struct vrender_device - one vrender instance
+ * @drm: the DRM device, embedded
+ * @pdev: the virtual platform device it is bound to
+ * @index: instance number, 0 to VRENDER_MAX_INSTANCES - 1
+ * @dma_parms: backs @pdev's dma_parms (max segment, boundary)
+ * @constraints: what this instance declared to primebuf
+ * @wq: ordered queue the engine runs jobs on, one at a time
+ * @fence_context: dma-fence context of the engine's timeline
+ * @fence_lock: lock of every fence on that timeline
+ * @submit_lock: serialises fence numbering with queueing, so that the
+ *	timeline's order is the order jobs run in
+ * @seqno: last fence number handed out; protected by @submit_lock
+ */
+struct vrender_device {
+	struct drm_device drm;
+	struct platform_device *pdev;
+	unsigned int index;
+	struct device_dma_parameters dma_parms;
+	struct primebuf_constraints constraints;
+	struct workqueue_struct *wq;
+	u64 fence_context;
+	spinlock_t fence_lock;		/* signalling of this timeline's fences */
+	struct mutex submit_lock;	/* seqno, and queueing in seqno order */
+	u64 seqno;
+};
+
+static inline struct vrender_device *to_vrender(struct drm_device *drm)
+{
+	return container_of(drm, struct vrender_device, drm);
+}
+
+/* vrender_ioctl.c */
+int vrender_ioctl_get_param(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+int vrender_ioctl_bo_create(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+int vrender_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
+				 struct drm_file *file);
+int vrender_ioctl_bo_info(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+
+/* vrender_engine.c */
+int vrender_ioctl_submit(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+extern unsigned int vrender_job_timeout_ms;
+
+#endif /* _VRENDER_DRV_H_ */
