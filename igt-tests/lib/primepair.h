@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * primepair.h - helpers shared by primepair's IGT-style tests.
+ *
+ * Built on the IGT core API only, so this file and primepair.c work both
+ * with the standalone library next to them and inside an IGT tree.
+ */
+#ifndef PRIMEPAIR_H
+#define PRIMEPAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* DRM driver names (drmVersion.name) */
+#define PRIMEPAIR_DISPLAY_DRIVER	"vdisplay"
+#define PRIMEPAIR_RENDER_DRIVER		"vrender"
+
+/* primebuf's accounting file: one "name: value" line per counter */
+#define PRIMEPAIR_SUMMARY_PATH		"/sys/kernel/debug/primebuf/summary"
+
+/*
+ * Open the primary node (/dev/dri/card*) or the render node
+ * (/dev/dri/renderD*) of the @n-th device (0-based, in minor order) driven
+ * by @driver_name. Skip the current subtest (igt_require_f) if there is none.
+ * The fd is opened O_RDWR | O_CLOEXEC; the caller closes it.
+ */
+int primepair_open_driver_nth(const char *driver_name, unsigned int n);
+int primepair_open_render_nth(const char *driver_name, unsigned int n);
+int primepair_open_driver(const char *driver_name);
+int primepair_open_render(const char *driver_name);
+
+/*
+ * Read the value of @key from a file of "name: value" lines. The value is
+ * decimal or 0x-prefixed hex and may be followed by blanks and free text.
+ * Returns false if the file cannot be read or has no such numeric line.
+ */
+bool primepair_debugfs_read_u64(const char *file, const char *key,
+				uint64_t *val);
+
+/*
+ * Assert that every numeric value in @file is 0; the failure message names
+ * the first counter that is not.
+ */
+void primepair_debugfs_assert_zero(const char *file);
+
+/* @key's value in PRIMEPAIR_SUMMARY_PATH; asserts that it exists. */
+uint64_t primepair_summary(const char *key);
+
+/*
+ * The summary's counters of live objects: all read 0 when nothing is
+ * allocated, attached, mapped or exported.  The other lines (created,
+ * released, migrations) are totals since the module was loaded.
+ */
+#define PRIMEPAIR_LIVE_COUNTERS \
+	"buffers", "imports", "exports", "attachments", "mappings", "vmaps", \
+	"bytes"
+
+/* Every live counter of PRIMEPAIR_SUMMARY_PATH is 0: nothing leaked */
+void primepair_assert_summary_zero(void);
+
+/*
+ * CRC-32 as in IEEE 802.3 and zlib's crc32(): reflected polynomial
+ * 0xEDB88320, register preset to ~0 and inverted at the end. Start with
+ * @crc = 0 and feed the previous result back to continue over more data.
+ */
+uint32_t primepair_crc32(uint32_t crc, const void *buf, size_t len);
+
+/*
+ * Write a marker line naming the test and subtest to the kernel log
+ * ("primepair-igt: TEST/SUBTEST: mark") and return an fd of /dev/kmsg
+ * positioned just before it, for primepair_kmsg_find(); -1 (with errno) if
+ * /dev/kmsg cannot be both read and written. The caller closes the fd.
+ */
+int primepair_kmsg_mark(void);
+
+/*
+ * Read the kernel log records after the mark on @fd (as returned by
+ * primepair_kmsg_mark(); consumed) and tell whether any contains @needle.
+ */
+bool primepair_kmsg_find(int fd, const char *needle);
+
+#endif /* PRIMEPAIR_H */
