@@ -393,9 +393,12 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 	if (ret)
 		return ERR_PTR(ret);
 
+	atomic_long_inc(&primebuf_stats.map_calls);
 	if (pa->sgt_mapped) {
-		if (pa->dir == dir || pa->dir == DMA_BIDIRECTIONAL)
+		if (pa->dir == dir || pa->dir == DMA_BIDIRECTIONAL) {
+			atomic_long_inc(&primebuf_stats.map_cache_hits);
 			goto out_hit;
+		}
 		if (pa->map_count)
 			return ERR_PTR(-EBUSY);
 		primebuf_attachment_drop_sgt(pa);

@@ -20,6 +20,8 @@
  * @vmaps: buffers with a kernel mapping
  * @bytes: bytes of allocated backing storage
  * @migrations: backing moves since load
+ * @map_calls: device maps since load
+ * @map_cache_hits: maps served from a cached table since load
  * @created: buffers created since load
  * @released: buffers released since load
  */
@@ -32,6 +34,8 @@ struct primebuf_stats {
 	atomic_long_t vmaps;
 	atomic_long_t bytes;
 	atomic_long_t migrations;
+	atomic_long_t map_calls;
+	atomic_long_t map_cache_hits;
 	atomic_long_t created;
 	atomic_long_t released;
 };

@@ -321,3 +321,21 @@ bool primepair_kmsg_find(int fd, const char *needle)
 	errno = 0;
 	return found;
 }
+
+/* ---- module parameters ----------------------------------------------- */
+
+void primepair_reload_module(const char *name, const char *params)
+{
+	char cmd[512];
+	int ret;
+
+	igt_require_f(getuid() == 0, "reloading %s needs root\n", name);
+
+	snprintf(cmd, sizeof(cmd), "rmmod %s", name);
+	ret = system(cmd);
+	igt_assert_f(ret == 0, "%s failed: is a device still open?\n", cmd);
+
+	snprintf(cmd, sizeof(cmd), "modprobe %s %s", name, params);
+	ret = system(cmd);
+	igt_assert_f(ret == 0, "%s failed\n", cmd);
+}

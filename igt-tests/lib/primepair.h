@@ -80,4 +80,12 @@ int primepair_kmsg_mark(void);
  */
 bool primepair_kmsg_find(int fd, const char *needle);
 
+/*
+ * Reload a primepair module with @params (e.g. "instances=3
+ * contiguous=0,0,1"); skips when not root.  Every fd of the module's
+ * devices must be closed.  primepair_reload_module(name, "") restores the
+ * defaults.
+ */
+void primepair_reload_module(const char *name, const char *params);
+
 #endif /* PRIMEPAIR_H */
