@@ -22,6 +22,7 @@
 #include <primepair/compat.h>
 
 #include "primebuf_internal.h"
+#include "primebuf_trace.h"
 
 /**
  * DOC: placement
@@ -281,6 +282,7 @@ static int primebuf_migrate(struct primebuf_bo *bo,
 	primebuf_backing_free(&old, bo->npages);
 	bo->migrations++;
 	atomic_long_inc(&primebuf_stats.migrations);
+	trace_primebuf_migrate(bo);
 	return 0;
 }
 
@@ -300,8 +302,14 @@ int primebuf_prepare_backing(struct primebuf_bo *bo)
 	lockdep_assert_held(&bo->lock);
 
 	primebuf_requirements(bo, &req);
-	if (bo->backing.placement == PRIMEBUF_PLACEMENT_NONE)
-		return primebuf_backing_alloc(&bo->backing, bo->npages, &req);
+	if (bo->backing.placement == PRIMEBUF_PLACEMENT_NONE) {
+		int ret = primebuf_backing_alloc(&bo->backing, bo->npages,
+						 &req);
+
+		if (!ret)
+			trace_primebuf_alloc(bo);
+		return ret;
+	}
 	if (primebuf_backing_fits(bo, &req))
 		return 0;
 	if (bo->map_count || bo->vmap_count)
@@ -423,6 +431,7 @@ out_hit:
 	pa->map_count++;
 	bo->map_count++;
 	atomic_long_inc(&primebuf_stats.mappings);
+	trace_primebuf_map(bo, pa);
 	return &pa->sgt;
 }
 
@@ -444,6 +453,7 @@ void primebuf_attachment_unmap(struct primebuf_bo *bo,
 	pa->map_count--;
 	bo->map_count--;
 	atomic_long_dec(&primebuf_stats.mappings);
+	trace_primebuf_unmap(bo, pa);
 }
 
 static unsigned int primebuf_pa_segments(struct primebuf_attachment *pa,
@@ -729,6 +739,7 @@ static void primebuf_gem_free(struct drm_gem_object *obj)
 	struct primebuf_bo *bo = to_primebuf_bo(obj);
 	struct primebuf_attachment *pa, *tmp;
 
+	trace_primebuf_release(bo);
 	primebuf_untrack(bo);
 
 	if (obj->import_attach) {

@@ -14,6 +14,9 @@
 
 #include "primebuf_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "primebuf_trace.h"
+
 /**
  * DOC: overview
  *

@@ -17,6 +17,7 @@
 #include <primepair/compat.h>
 
 #include "primebuf_internal.h"
+#include "primebuf_trace.h"
 
 /**
  * DOC: exporter
@@ -65,6 +66,7 @@ static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
 
 	attach->priv = pa;
 	atomic_long_inc(&primebuf_stats.attachments);
+	trace_primebuf_attach(bo, pa);
 	return 0;
 }
 
@@ -74,6 +76,7 @@ static void primebuf_dmabuf_detach(struct dma_buf *dmabuf,
 	struct primebuf_bo *bo = dmabuf_to_bo(dmabuf);
 	struct primebuf_attachment *pa = attach->priv;
 
+	trace_primebuf_detach(bo, pa);
 	mutex_lock(&bo->lock);
 	WARN_ON_ONCE(pa->map_count);
 	primebuf_attachment_drop_sgt(pa);
@@ -225,8 +228,10 @@ struct dma_buf *primebuf_gem_export(struct drm_gem_object *obj, int flags)
 	exp_info.resv = obj->resv;
 
 	dmabuf = drm_gem_dmabuf_export(obj->dev, &exp_info);
-	if (!IS_ERR(dmabuf))
+	if (!IS_ERR(dmabuf)) {
 		atomic_long_inc(&primebuf_stats.exports);
+		trace_primebuf_export(to_primebuf_bo(obj));
+	}
 	return dmabuf;
 }
 
@@ -272,6 +277,7 @@ struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
 	get_dma_buf(dma_buf);
 	bo->base.import_attach = attach;
 	atomic_long_inc(&primebuf_stats.imports);
+	trace_primebuf_import(bo);
 	return &bo->base;
 }
 EXPORT_SYMBOL_NS_GPL(primebuf_gem_prime_import, PRIMEBUF);
