@@ -15,67 +15,60 @@
 #include "primebuf_internal.h"
 
 DECLARE_EVENT_CLASS(primebuf_buffer,
-	TP_PROTO(struct primebuf_bo *bo),
-	TP_ARGS(bo),
-	TP_STRUCT__entry(
-		__field(u64, id)
-		__field(size_t, size)
-		__field(unsigned int, placement)
-	),
-	TP_fast_assign(
-		__entry->id = bo->id;
-		__entry->size = bo->base.size;
-		__entry->placement = bo->backing.placement;
-	),
-	TP_printk("buffer=%llu size=%zu placement=%s", __entry->id,
-		  __entry->size, primebuf_placement_name(__entry->placement))
-);
+		    TP_PROTO(struct primebuf_bo *bo),
+		    TP_ARGS(bo),
+		    TP_STRUCT__entry(__field(u64, id)
+				     __field(size_t, size)
+				     __field(unsigned int, placement)),
+		    TP_fast_assign(__entry->id = bo->id;
+				   __entry->size = bo->base.size;
+				   __entry->placement = bo->backing.placement;),
+		    TP_printk("buffer=%llu size=%zu placement=%s",
+			      __entry->id, __entry->size,
+			      primebuf_placement_name(__entry->placement)));
 
 DEFINE_EVENT(primebuf_buffer, primebuf_export,
-	TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
+	     TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
 DEFINE_EVENT(primebuf_buffer, primebuf_import,
-	TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
+	     TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
 DEFINE_EVENT(primebuf_buffer, primebuf_alloc,
-	TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
+	     TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
 DEFINE_EVENT(primebuf_buffer, primebuf_migrate,
-	TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
+	     TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
 DEFINE_EVENT(primebuf_buffer, primebuf_release,
-	TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
+	     TP_PROTO(struct primebuf_bo *bo), TP_ARGS(bo));
 
 DECLARE_EVENT_CLASS(primebuf_attachment,
-	TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
-	TP_ARGS(bo, pa),
-	TP_STRUCT__entry(
-		__field(u64, id)
-		__field(size_t, size)
-		__array(char, dev, 32)
-		__field(unsigned int, nsegs)
-		__field(unsigned int, map_count)
-	),
-	TP_fast_assign(
-		__entry->id = bo->id;
-		__entry->size = bo->base.size;
-		strscpy(__entry->dev, dev_name(pa->dev), sizeof(__entry->dev));
-		__entry->nsegs = pa->nsegs;
-		__entry->map_count = pa->map_count;
-	),
-	TP_printk("buffer=%llu size=%zu dev=%s segments=%u maps=%u",
-		  __entry->id, __entry->size, __entry->dev, __entry->nsegs,
-		  __entry->map_count)
-);
+		    TP_PROTO(struct primebuf_bo *bo,
+			     struct primebuf_attachment *pa),
+		    TP_ARGS(bo, pa),
+		    TP_STRUCT__entry(__field(u64, id)
+				     __field(size_t, size)
+				     __array(char, dev, 32)
+				     __field(unsigned int, nsegs)
+				     __field(unsigned int, map_count)),
+		    TP_fast_assign(__entry->id = bo->id;
+				   __entry->size = bo->base.size;
+				   strscpy(__entry->dev, dev_name(pa->dev),
+					   sizeof(__entry->dev));
+				   __entry->nsegs = pa->nsegs;
+				   __entry->map_count = pa->map_count;),
+		    TP_printk("buffer=%llu size=%zu dev=%s segments=%u maps=%u",
+			      __entry->id, __entry->size, __entry->dev,
+			      __entry->nsegs, __entry->map_count));
 
 DEFINE_EVENT(primebuf_attachment, primebuf_attach,
-	TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
-	TP_ARGS(bo, pa));
+	     TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
+	     TP_ARGS(bo, pa));
 DEFINE_EVENT(primebuf_attachment, primebuf_detach,
-	TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
-	TP_ARGS(bo, pa));
+	     TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
+	     TP_ARGS(bo, pa));
 DEFINE_EVENT(primebuf_attachment, primebuf_map,
-	TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
-	TP_ARGS(bo, pa));
+	     TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
+	     TP_ARGS(bo, pa));
 DEFINE_EVENT(primebuf_attachment, primebuf_unmap,
-	TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
-	TP_ARGS(bo, pa));
+	     TP_PROTO(struct primebuf_bo *bo, struct primebuf_attachment *pa),
+	     TP_ARGS(bo, pa));
 
 #endif /* _PRIMEBUF_TRACE_H_ */
 
