@@ -8,6 +8,7 @@
 #   make check            lint + the whole suite in QEMU, every kernel
 #   make demo             the slice in QEMU, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
+#   make bench            every benchmark in one QEMU boot
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -39,7 +40,7 @@ TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
 
-.PHONY: all modules userspace check demo lint clean setup $(KVERS:%=modules-%)
+.PHONY: all modules userspace check demo bench lint clean setup $(KVERS:%=modules-%)
 
 all: modules userspace
 
@@ -77,6 +78,10 @@ check: setup
 demo: setup
 	$(MAKE) all
 	$(TOP)/tools/demo
+
+bench: setup
+	$(MAKE) all
+	$(TOP)/tools/bench
 
 clean:
 	rm -rf $(BUILD)

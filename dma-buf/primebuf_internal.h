@@ -6,6 +6,7 @@
 #define _PRIMEBUF_INTERNAL_H_
 
 #include <linux/atomic.h>
+#include <linux/dcache.h>
 #include <primepair/primebuf.h>
 
 /* Statistics, shown in debugfs */
@@ -68,6 +69,10 @@ void primebuf_bo_sync(struct primebuf_bo *bo, enum dma_data_direction dir,
 		      bool for_cpu);
 int primebuf_bo_setup_mmap(struct primebuf_bo *bo,
 			   struct vm_area_struct *vma);
+
+/* primebuf_test.c */
+int primebuf_test_init(struct dentry *dir);
+void primebuf_test_exit(void);
 
 /* primebuf_prime.c */
 struct dma_buf *primebuf_gem_export(struct drm_gem_object *obj, int flags);

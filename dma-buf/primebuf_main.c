@@ -223,17 +223,23 @@ DEFINE_SHOW_ATTRIBUTE(primebuf_buffers);
 
 static int __init primebuf_init(void)
 {
+	int ret;
+
 	primebuf_debugfs = debugfs_create_dir("primebuf", NULL);
 	debugfs_create_file("summary", 0444, primebuf_debugfs, NULL,
 			    &primebuf_summary_fops);
 	debugfs_create_file("buffers", 0444, primebuf_debugfs, NULL,
 			    &primebuf_buffers_fops);
-	return 0;
+	ret = primebuf_test_init(primebuf_debugfs);
+	if (ret)
+		debugfs_remove_recursive(primebuf_debugfs);
+	return ret;
 }
 
 static void __exit primebuf_exit(void)
 {
 	debugfs_remove_recursive(primebuf_debugfs);
+	primebuf_test_exit();
 }
 
 module_init(primebuf_init);

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * primebuf - a test importer in debugfs
+ *
+ * /sys/kernel/debug/primebuf/test_importer is a DMA device of its own
+ * that root can point at any dma-buf fd, for what userspace cannot do
+ * through a driver: hold a mapping for as long as a test needs, and time
+ * map/unmap cycles without a job around them.
+ *
+ *   echo "hold FD" > test_importer     attach, map, keep the mapping
+ *   echo release > test_importer       unmap, detach, drop the buffer
+ *   echo "bench FD N" > test_importer  attach, time the first map and N
+ *                                      map/unmap cycles, detach
+ *   cat test_importer                  state and the last bench figures
+ */
+
+#include <linux/debugfs.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/ktime.h>
+#include <linux/platform_device.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "primebuf_internal.h"
+
+/* Protects every field of primebuf_test. */
+static DEFINE_MUTEX(primebuf_test_lock);
+
+static struct {
+	struct platform_device *pdev;
+	struct dma_buf *held;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	u64 bench_size;
+	u64 bench_first_ns;
+	u64 bench_cached_ns;
+	unsigned long bench_iterations;
+} primebuf_test;
+
+static void primebuf_test_release_locked(void)
+{
+	lockdep_assert_held(&primebuf_test_lock);
+
+	if (!primebuf_test.held)
+		return;
+	dma_buf_unmap_attachment_unlocked(primebuf_test.attach,
+					  primebuf_test.sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(primebuf_test.held, primebuf_test.attach);
+	dma_buf_put(primebuf_test.held);
+	primebuf_test.held = NULL;
+	primebuf_test.attach = NULL;
+	primebuf_test.sgt = NULL;
+}
+
+static int primebuf_test_hold(int fd)
+{
+	struct dma_buf_attachment *attach;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	int ret;
+
+	if (primebuf_test.held)
+		return -EBUSY;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	attach = dma_buf_attach(dmabuf, &primebuf_test.pdev->dev);
+	if (IS_ERR(attach)) {
+		ret = PTR_ERR(attach);
+		goto out_put;
+	}
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto out_detach;
+	}
+
+	primebuf_test.held = dmabuf;
+	primebuf_test.attach = attach;
+	primebuf_test.sgt = sgt;
+	return 0;
+
+out_detach:
+	dma_buf_detach(dmabuf, attach);
+out_put:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+static int primebuf_test_bench(int fd, unsigned long iterations)
+{
+	struct dma_buf_attachment *attach;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	unsigned long i;
+	ktime_t t0, t1;
+	int ret = 0;
+
+	if (!iterations || iterations > 10000000)
+		return -EINVAL;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	attach = dma_buf_attach(dmabuf, &primebuf_test.pdev->dev);
+	if (IS_ERR(attach)) {
+		ret = PTR_ERR(attach);
+		goto out_put;
+	}
+
+	t0 = ktime_get();
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	t1 = ktime_get();
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto out_detach;
+	}
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	primebuf_test.bench_first_ns = ktime_to_ns(ktime_sub(t1, t0));
+
+	t0 = ktime_get();
+	for (i = 0; i < iterations; i++) {
+		sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+		if (IS_ERR(sgt)) {
+			ret = PTR_ERR(sgt);
+			goto out_detach;
+		}
+		dma_buf_unmap_attachment_unlocked(attach, sgt,
+						  DMA_BIDIRECTIONAL);
+		cond_resched();
+	}
+	t1 = ktime_get();
+	primebuf_test.bench_cached_ns = ktime_to_ns(ktime_sub(t1, t0));
+	primebuf_test.bench_iterations = iterations;
+	primebuf_test.bench_size = dmabuf->size;
+
+out_detach:
+	dma_buf_detach(dmabuf, attach);
+out_put:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+static ssize_t primebuf_test_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	unsigned long iterations;
+	char buf[64];
+	int fd, ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	mutex_lock(&primebuf_test_lock);
+	if (sscanf(buf, "hold %d", &fd) == 1)
+		ret = primebuf_test_hold(fd);
+	else if (sscanf(buf, "bench %d %lu", &fd, &iterations) == 2)
+		ret = primebuf_test_bench(fd, iterations);
+	else if (sysfs_streq(buf, "release"))
+		ret = primebuf_test.held ? 0 : -ENOENT;
+	else
+		ret = -EINVAL;
+	if (!ret && sysfs_streq(buf, "release"))
+		primebuf_test_release_locked();
+	mutex_unlock(&primebuf_test_lock);
+
+	return ret ? ret : len;
+}
+
+static int primebuf_test_show(struct seq_file *m, void *unused)
+{
+	mutex_lock(&primebuf_test_lock);
+	seq_printf(m, "held: %d\n", primebuf_test.held ? 1 : 0);
+	seq_printf(m, "held_segments: %u\n",
+		   primebuf_test.sgt ? primebuf_test.sgt->nents : 0);
+	seq_printf(m, "bench_size: %llu\n", primebuf_test.bench_size);
+	seq_printf(m, "bench_iterations: %lu\n",
+		   primebuf_test.bench_iterations);
+	seq_printf(m, "bench_first_map_ns: %llu\n",
+		   primebuf_test.bench_first_ns);
+	seq_printf(m, "bench_cached_cycles_ns: %llu\n",
+		   primebuf_test.bench_cached_ns);
+	mutex_unlock(&primebuf_test_lock);
+	return 0;
+}
+
+static int primebuf_test_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, primebuf_test_show, NULL);
+}
+
+static const struct file_operations primebuf_test_fops = {
+	.owner = THIS_MODULE,
+	.open = primebuf_test_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = primebuf_test_write,
+	.release = single_release,
+};
+
+int primebuf_test_init(struct dentry *dir)
+{
+	struct platform_device *pdev;
+	int ret;
+
+	pdev = platform_device_register_simple("primebuf-test", -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret) {
+		platform_device_unregister(pdev);
+		return ret;
+	}
+	primebuf_test.pdev = pdev;
+	debugfs_create_file("test_importer", 0600, dir, NULL,
+			    &primebuf_test_fops);
+	return 0;
+}
+
+void primebuf_test_exit(void)
+{
+	mutex_lock(&primebuf_test_lock);
+	primebuf_test_release_locked();
+	mutex_unlock(&primebuf_test_lock);
+	platform_device_unregister(primebuf_test.pdev);
+}
