@@ -140,6 +140,9 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 	if (req->dma_mask < DMA_BIT_MASK(64))
 		gfp |= __GFP_DMA32;
 
+	if (primebuf_inject_failure(PRIMEBUF_FAIL_ALLOC))
+		return -ENOMEM;
+
 	b->pages = kvmalloc_array(npages, sizeof(*b->pages), GFP_KERNEL);
 	if (!b->pages)
 		return -ENOMEM;
@@ -397,6 +400,9 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 
 	lockdep_assert_held(&bo->lock);
 
+	if (primebuf_inject_failure(PRIMEBUF_FAIL_MAP))
+		return ERR_PTR(-ENOMEM);
+
 	ret = primebuf_prepare_backing(bo);
 	if (ret)
 		return ERR_PTR(ret);
@@ -626,6 +632,9 @@ int primebuf_bo_vmap_locked(struct primebuf_bo *bo, struct iosys_map *map)
 		iosys_map_set_vaddr(map, bo->vaddr);
 		return 0;
 	}
+
+	if (primebuf_inject_failure(PRIMEBUF_FAIL_VMAP))
+		return -ENOMEM;
 
 	ret = primebuf_prepare_backing(bo);
 	if (ret)

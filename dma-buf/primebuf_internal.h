@@ -71,6 +71,15 @@ int primebuf_bo_setup_mmap(struct primebuf_bo *bo,
 			   struct vm_area_struct *vma);
 
 /* primebuf_test.c */
+enum primebuf_fail {
+	PRIMEBUF_FAIL_ALLOC,
+	PRIMEBUF_FAIL_ATTACH,
+	PRIMEBUF_FAIL_MAP,
+	PRIMEBUF_FAIL_VMAP,
+	PRIMEBUF_FAIL_COUNT
+};
+
+bool primebuf_inject_failure(enum primebuf_fail what);
 int primebuf_test_init(struct dentry *dir);
 void primebuf_test_exit(void);
 

@@ -48,6 +48,9 @@ static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
 	struct primebuf_attachment *pa;
 	int ret;
 
+	if (primebuf_inject_failure(PRIMEBUF_FAIL_ATTACH))
+		return -ENOMEM;
+
 	pa = kzalloc(sizeof(*pa), GFP_KERNEL);
 	if (!pa)
 		return -ENOMEM;

@@ -12,6 +12,10 @@
  *   echo "bench FD N" > test_importer  attach, time the first map and N
  *                                      map/unmap cycles, detach
  *   cat test_importer                  state and the last bench figures
+ *
+ * Fault injection: writing N to fail_alloc, fail_attach, fail_map or
+ * fail_vmap makes the next N backing allocations, attaches, device maps
+ * or vmaps of primebuf buffers fail with -ENOMEM, as if memory ran out.
  */
 
 #include <linux/debugfs.h>
@@ -38,6 +42,27 @@ static struct {
 	u64 bench_cached_ns;
 	unsigned long bench_iterations;
 } primebuf_test;
+
+/* Failures still to inject; decremented as they are used. */
+static atomic_t primebuf_fail[PRIMEBUF_FAIL_COUNT];
+
+static const char * const primebuf_fail_names[PRIMEBUF_FAIL_COUNT] = {
+	[PRIMEBUF_FAIL_ALLOC] = "fail_alloc",
+	[PRIMEBUF_FAIL_ATTACH] = "fail_attach",
+	[PRIMEBUF_FAIL_MAP] = "fail_map",
+	[PRIMEBUF_FAIL_VMAP] = "fail_vmap",
+};
+
+/**
+ * primebuf_inject_failure - should this operation fail on purpose?
+ * @what: which kind of operation
+ *
+ * Return: true if a failure was requested through debugfs and is due now.
+ */
+bool primebuf_inject_failure(enum primebuf_fail what)
+{
+	return atomic_dec_if_positive(&primebuf_fail[what]) >= 0;
+}
 
 static void primebuf_test_release_locked(void)
 {
@@ -207,7 +232,7 @@ static const struct file_operations primebuf_test_fops = {
 int primebuf_test_init(struct dentry *dir)
 {
 	struct platform_device *pdev;
-	int ret;
+	int ret, i;
 
 	pdev = platform_device_register_simple("primebuf-test", -1, NULL, 0);
 	if (IS_ERR(pdev))
@@ -220,6 +245,9 @@ int primebuf_test_init(struct dentry *dir)
 	primebuf_test.pdev = pdev;
 	debugfs_create_file("test_importer", 0600, dir, NULL,
 			    &primebuf_test_fops);
+	for (i = 0; i < PRIMEBUF_FAIL_COUNT; i++)
+		debugfs_create_atomic_t(primebuf_fail_names[i], 0600, dir,
+					&primebuf_fail[i]);
 	return 0;
 }
 
