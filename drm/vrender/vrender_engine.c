@@ -69,6 +69,7 @@ struct vrender_job {
 	unsigned int nbos;
 	struct dma_fence **deps;
 	unsigned int ndeps;
+	unsigned int nexplicit;
 	unsigned int deps_cap;
 };
 
@@ -436,7 +437,13 @@ static int vrender_job_wait_deps(struct vrender_job *job)
 			return -ETIMEDOUT;
 		if (ret < 0)
 			return ret;
-		if (dep->error)
+		/*
+		 * A failed explicit dependency fails the job: userspace asked
+		 * to run after it.  A failed job found only through a buffer's
+		 * reservation object does not: the buffer stays usable, the
+		 * next writer simply overwrites what is there.
+		 */
+		if (i < job->nexplicit && dep->error)
 			return dep->error;
 	}
 	return 0;
@@ -767,6 +774,7 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	ret = vrender_get_in_fences(job, file, args);
 	if (ret)
 		goto out_free_unpublished;
+	job->nexplicit = job->ndeps;
 
 	if (args->out_syncobj) {
 		out_syncobj = drm_syncobj_find(file, args->out_syncobj);
