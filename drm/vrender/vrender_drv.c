@@ -152,6 +152,7 @@ static int vrender_create(unsigned int index)
 	vr->index = index;
 	spin_lock_init(&vr->fence_lock);
 	mutex_init(&vr->submit_lock);
+	init_waitqueue_head(&vr->inflight_wait);
 	vr->fence_context = dma_fence_context_alloc(1);
 
 	vr->wq = alloc_ordered_workqueue("vrender.%u", 0, index);

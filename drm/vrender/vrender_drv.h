@@ -9,6 +9,7 @@
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
@@ -19,6 +20,8 @@
 #define VRENDER_MAX_INSTANCES	4
 #define VRENDER_MAX_COMMANDS	64
 #define VRENDER_MAX_SYNCOBJS	64
+/* Jobs queued or running per instance before SUBMIT waits for room */
+#define VRENDER_MAX_INFLIGHT	64
 
 struct drm_file;
 struct drm_vrender_cmd;
@@ -36,6 +39,8 @@ struct drm_vrender_cmd;
  * @submit_lock: serialises fence numbering with queueing, so that the
  *	timeline's order is the order jobs run in
  * @seqno: last fence number handed out; protected by @submit_lock
+ * @inflight: jobs queued or running
+ * @inflight_wait: SUBMIT waits here while @inflight is at the limit
  */
 struct vrender_device {
 	struct drm_device drm;
@@ -48,6 +53,8 @@ struct vrender_device {
 	spinlock_t fence_lock;		/* signalling of this timeline's fences */
 	struct mutex submit_lock;	/* seqno, and queueing in seqno order */
 	u64 seqno;
+	atomic_t inflight;
+	wait_queue_head_t inflight_wait;
 };
 
 static inline struct vrender_device *to_vrender(struct drm_device *drm)

@@ -449,6 +449,17 @@ static int vrender_job_wait_deps(struct vrender_job *job)
 	return 0;
 }
 
+static void vrender_job_put_bos(struct vrender_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++) {
+		if (job->bos[i].obj)
+			drm_gem_object_put(job->bos[i].obj);
+		job->bos[i].obj = NULL;
+	}
+}
+
 static void vrender_job_free(struct vrender_job *job)
 {
 	unsigned int i;
@@ -456,8 +467,7 @@ static void vrender_job_free(struct vrender_job *job)
 	for (i = 0; i < job->ndeps; i++)
 		dma_fence_put(job->deps[i]);
 	kvfree(job->deps);
-	for (i = 0; i < job->nbos; i++)
-		drm_gem_object_put(job->bos[i].obj);
+	vrender_job_put_bos(job);
 	if (job->fence)
 		dma_fence_put(job->fence);
 	kfree(job->cmd_bo);
@@ -468,6 +478,7 @@ static void vrender_job_free(struct vrender_job *job)
 static void vrender_job_run(struct work_struct *work)
 {
 	struct vrender_job *job = container_of(work, struct vrender_job, work);
+	struct vrender_device *vr = job->vr;
 	bool cookie;
 	int ret;
 
@@ -480,11 +491,19 @@ static void vrender_job_run(struct work_struct *work)
 		dma_fence_end_signalling(cookie);
 	}
 	vrender_job_unmap(job);
+	/*
+	 * Let go of the buffers before signalling: whoever waits for the
+	 * fence then finds them released if this job held the last reference.
+	 */
+	vrender_job_put_bos(job);
 
 	if (ret)
 		dma_fence_set_error(job->fence, ret);
 	dma_fence_signal(job->fence);
 	vrender_job_free(job);
+
+	atomic_dec(&vr->inflight);
+	wake_up(&vr->inflight_wait);
 }
 
 /* ----------------------------------------------------------------------
@@ -709,6 +728,7 @@ static int vrender_job_publish(struct vrender_job *job,
 	drm_gem_unlock_reservations(objs, job->nbos, &ctx);
 
 	dma_fence_get(job->fence);
+	atomic_inc(&vr->inflight);
 	queue_work(vr->wq, &job->work);
 	mutex_unlock(&vr->submit_lock);
 	return 0;
@@ -791,6 +811,16 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 			goto out_put_syncobj;
 		}
 	}
+
+	/*
+	 * Bound the queue, as a ring of fixed size would: a client cannot
+	 * pin unlimited memory in jobs nobody has run yet.
+	 */
+	ret = wait_event_interruptible(vr->inflight_wait,
+				       atomic_read(&vr->inflight) <
+				       VRENDER_MAX_INFLIGHT);
+	if (ret)
+		goto out_put_fd_unpublished;
 
 	fence = job->fence;
 	ret = vrender_job_publish(job, &sync_file, want_file);
