@@ -9,6 +9,7 @@
 #   make demo             the slice in QEMU, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
 #   make bench            every benchmark in one QEMU boot
+#   make check-debug      the suite on a KASAN/lockdep/kmemleak 6.1 kernel
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -22,7 +23,7 @@ export CONFIG_PRIMEBUF := m
 export CONFIG_DRM_VDISPLAY := m
 export CONFIG_DRM_VRENDER := m
 
-KDIR_OF = /usr/src/linux-headers-$(1)
+KDIR_OF = $(or $(KDIR),/usr/src/linux-headers-$(1))
 KERNEL_TREE := Kbuild dma-buf drm include
 
 CC ?= cc
@@ -40,7 +41,7 @@ TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
 
-.PHONY: all modules userspace check demo bench lint clean setup $(KVERS:%=modules-%)
+.PHONY: all modules userspace check check-debug demo bench lint clean setup $(KVERS:%=modules-%)
 
 all: modules userspace
 
@@ -78,6 +79,9 @@ check: setup
 demo: setup
 	$(MAKE) all
 	$(TOP)/tools/demo
+
+check-debug: setup
+	$(TOP)/tools/check-debug
 
 bench: setup
 	$(MAKE) all
