@@ -41,7 +41,8 @@ TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
 
-.PHONY: all modules userspace check check-debug demo bench lint clean setup $(KVERS:%=modules-%)
+.PHONY: all modules userspace check check-debug demo bench lint clean setup \
+	install uninstall $(KVERS:%=modules-%)
 
 all: modules userspace
 
@@ -74,6 +75,7 @@ lint:
 check: setup
 	$(MAKE) all
 	$(MAKE) lint
+	$(TOP)/tools/check-packaging
 	$(TOP)/tools/run-suite
 
 demo: setup
@@ -86,6 +88,33 @@ check-debug: setup
 bench: setup
 	$(MAKE) all
 	$(TOP)/tools/bench
+
+# Install for one kernel (default: the running one).  DESTDIR and
+# INSTALL_MOD_PATH stage the files elsewhere, as packagers do.
+INSTALL_KVER ?= $(shell uname -r)
+PREFIX ?= /usr/local
+LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/primepair
+MODDIR := $(INSTALL_MOD_PATH)/lib/modules/$(INSTALL_KVER)/updates/primepair
+
+install: userspace
+	$(MAKE) KVER=$(INSTALL_KVER) modules
+	$(MAKE) -C $(call KDIR_OF,$(INSTALL_KVER)) M=$(BUILD)/$(INSTALL_KVER) \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) INSTALL_MOD_DIR=updates/primepair \
+		modules_install
+	-depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INSTALL_KVER)
+	install -D -m 0644 include/uapi/drm/vrender_drm.h \
+		$(DESTDIR)$(PREFIX)/include/libdrm/vrender_drm.h
+	install -D -m 0644 udev/60-primepair.rules \
+		$(DESTDIR)/etc/udev/rules.d/60-primepair.rules
+	install -d $(LIBEXEC)/tests
+	install -m 0755 $(TOOLS) $(LIBEXEC)/
+	install -m 0755 $(TESTS) $(LIBEXEC)/tests/
+
+uninstall:
+	rm -rf $(MODDIR) $(LIBEXEC)
+	rm -f $(DESTDIR)$(PREFIX)/include/libdrm/vrender_drm.h \
+		$(DESTDIR)/etc/udev/rules.d/60-primepair.rules
+	-depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INSTALL_KVER)
 
 clean:
 	rm -rf $(BUILD)
