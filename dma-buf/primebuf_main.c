@@ -188,16 +188,19 @@ static void primebuf_show_one(struct seq_file *m, struct primebuf_bo *bo)
 {
 	struct primebuf_attachment *pa;
 	unsigned int nattach = 0;
+	phys_addr_t phys = 0;
 	bool first = true;
 
 	mutex_lock(&bo->lock);
+	if (bo->backing.pages)
+		phys = page_to_phys(bo->backing.pages[0]);
 	list_for_each_entry(pa, &bo->attachments, node)
 		nattach += !pa->internal;
-	seq_printf(m, "%llu %zu %s %s %u %u %u %u ", bo->id, bo->base.size,
+	seq_printf(m, "%llu %zu %s %s %u %u %u %u %pa ", bo->id, bo->base.size,
 		   bo->base.import_attach ? "import" :
 		   primebuf_placement_name(bo->backing.placement),
 		   bo->base.dev->driver->name, nattach, bo->map_count,
-		   bo->vmap_count, bo->migrations);
+		   bo->vmap_count, bo->migrations, &phys);
 	list_for_each_entry(pa, &bo->attachments, node) {
 		seq_printf(m, "%s%s%s=%u", first ? "" : ",",
 			   pa->internal ? "*" : "", dev_name(pa->dev),
@@ -212,7 +215,7 @@ static int primebuf_buffers_show(struct seq_file *m, void *unused)
 {
 	struct primebuf_bo *bo;
 
-	seq_puts(m, "# id size placement exporter attachments maps vmaps migrations segments\n");
+	seq_puts(m, "# id size placement driver attachments maps vmaps migrations first-page segments\n");
 	mutex_lock(&primebuf_list_lock);
 	list_for_each_entry(bo, &primebuf_buffers, node)
 		primebuf_show_one(m, bo);
