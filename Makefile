@@ -58,6 +58,9 @@ $(KVERS:%=modules-%): modules-%:
 
 userspace: $(TESTS) $(TOOLS)
 
+# The pipeline writes its writeback captures as PNG.
+$(BUILD)/bin/pipeline: USER_LIBS += $(shell pkg-config --libs libpng)
+
 $(BUILD)/bin/tests/%: igt-tests/tests/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)

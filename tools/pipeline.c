@@ -12,12 +12,13 @@
  * from vrender and vdisplay imports them.
  *
  *   pipeline [--frames N] [--buffers N] [--explicit] [--reverse]
- *            [--width W --height H]
+ *            [--width W --height H] [--capture DIR [--every N]]
  *
  * Prints frames shown, vblanks missed, render-done to flip-done latency
  * (median, p99) and the zero-copy proof: the pages vrender's engine used
  * are the pages of the buffers vdisplay scans out, and no other buffer
- * exists.
+ * exists.  With --capture, every N-th frame is also written by vdisplay's
+ * writeback connector and saved as DIR/frame-NNNN.png.
  */
 
 #include <errno.h>
@@ -29,10 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
+#include <png.h>
 #include <linux/sync_file.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
@@ -59,6 +62,12 @@ struct pipeline {
 	struct buffer buf[MAX_BUFFERS];
 
 	uint32_t crtc, conn, plane, mode_blob;
+	uint32_t wb_conn, wb_handle, wb_fb;	/* writeback, if capturing */
+	uint64_t wb_size;
+	const char *capture_dir;
+	unsigned int capture_every, captured;
+	int wb_fence;				/* out-fence of a capture */
+	uint32_t wb_frame;
 	drmModeModeInfo mode;
 	uint32_t prop_fb, prop_in_fence, prop_crtc_id, prop_active,
 		 prop_mode_id, prop_conn_crtc;
@@ -88,6 +97,93 @@ static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
 	drmModeFreeObjectProperties(props);
 	igt_assert_f(id, "no property %s\n", name);
 	return id;
+}
+
+static void setup_writeback(struct pipeline *p, drmModeRes *res)
+{
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+	uint32_t pitch;
+
+	igt_assert_eq(drmSetClientCap(p->display,
+				      DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1), 0);
+	res = drmModeGetResources(p->display);
+	for (int i = 0; i < res->count_connectors && !p->wb_conn; i++) {
+		drmModeConnector *c = drmModeGetConnector(p->display,
+							  res->connectors[i]);
+
+		if (c && c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK)
+			p->wb_conn = c->connector_id;
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	igt_require_f(p->wb_conn, "vdisplay has no writeback connector\n");
+
+	igt_assert_eq(drmModeCreateDumbBuffer(p->display, p->width, p->height,
+					      32, 0, &p->wb_handle, &pitch,
+					      &p->wb_size), 0);
+	handles[0] = p->wb_handle;
+	pitches[0] = pitch;
+	igt_assert_eq(drmModeAddFB2(p->display, p->width, p->height,
+				    DRM_FORMAT_XRGB8888, handles, pitches,
+				    offsets, &p->wb_fb, 0), 0);
+	p->wb_fence = -1;
+}
+
+static void save_png(struct pipeline *p, const char *path)
+{
+	uint64_t off;
+	uint32_t *map;
+	png_structp png;
+	png_infop info;
+	uint8_t *row;
+	FILE *f;
+
+	igt_assert_eq(drmModeMapDumbBuffer(p->display, p->wb_handle, &off), 0);
+	map = mmap(NULL, p->wb_size, PROT_READ, MAP_SHARED, p->display, off);
+	igt_assert(map != MAP_FAILED);
+	f = fopen(path, "wb");
+	igt_assert_f(f, "cannot write %s\n", path);
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	info = png_create_info_struct(png);
+	igt_assert(png && info && !setjmp(png_jmpbuf(png)));
+	png_init_io(png, f);
+	png_set_IHDR(png, info, p->width, p->height, 8, PNG_COLOR_TYPE_RGB,
+		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	row = malloc(p->width * 3);
+	for (uint32_t y = 0; y < p->height; y++) {
+		const uint32_t *src = map + (size_t)y * p->width;
+
+		for (uint32_t x = 0; x < p->width; x++) {
+			row[x * 3 + 0] = src[x] >> 16;
+			row[x * 3 + 1] = src[x] >> 8;
+			row[x * 3 + 2] = src[x];
+		}
+		png_write_row(png, row);
+	}
+	png_write_end(png, NULL);
+	png_destroy_write_struct(&png, &info);
+	free(row);
+	fclose(f);
+	munmap(map, p->wb_size);
+}
+
+/* A capture commit finished: its frame is in the writeback buffer */
+static void finish_capture(struct pipeline *p)
+{
+	struct pollfd pfd = { .fd = p->wb_fence, .events = POLLIN };
+	char path[512];
+
+	if (p->wb_fence < 0)
+		return;
+	igt_assert_eq(poll(&pfd, 1, 5000), 1);
+	close(p->wb_fence);
+	p->wb_fence = -1;
+	snprintf(path, sizeof(path), "%s/frame-%04u.png", p->capture_dir,
+		 p->wb_frame);
+	save_png(p, path);
+	p->captured++;
 }
 
 static void setup_kms(struct pipeline *p)
@@ -268,6 +364,22 @@ static void commit(struct pipeline *p, int b, int fence, bool modeset)
 		flags |= DRM_MODE_ATOMIC_NONBLOCK;
 	}
 	add_plane(p, req, b, p->explicit_sync ? fence : -1);
+	if (p->capture_dir && p->frame % p->capture_every == 0) {
+		drmModeAtomicAddProperty(req, p->wb_conn,
+			prop_id(p->display, p->wb_conn,
+				DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID"), p->crtc);
+		drmModeAtomicAddProperty(req, p->wb_conn,
+			prop_id(p->display, p->wb_conn,
+				DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID"),
+			p->wb_fb);
+		drmModeAtomicAddProperty(req, p->wb_conn,
+			prop_id(p->display, p->wb_conn,
+				DRM_MODE_OBJECT_CONNECTOR,
+				"WRITEBACK_OUT_FENCE_PTR"),
+			(uintptr_t)&p->wb_fence);
+		p->wb_frame = p->frame;
+		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
+	}
 	igt_assert_eq(drmModeAtomicCommit(p->display, req, flags,
 					  (void *)(intptr_t)b), 0);
 	drmModeAtomicFree(req);
@@ -293,6 +405,7 @@ static void flip_done(int fd, unsigned int seq, unsigned int sec,
 		p->buf[p->shown].busy = 0;
 	p->shown = p->pending;
 	p->pending = -1;
+	finish_capture(p);
 	/* the job signalled before the flip could complete: no wait here */
 	p->latency[p->nlatency++] = t - fence_time(p->fence[b]);
 	close(p->fence[b]);
@@ -354,6 +467,8 @@ static const struct option pipeline_opts[] = {
 	{ "height", required_argument, NULL, 'H' },
 	{ "explicit", no_argument, NULL, 'e' },
 	{ "reverse", no_argument, NULL, 'r' },
+	{ "capture", required_argument, NULL, 'c' },
+	{ "every", required_argument, NULL, 'n' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -362,10 +477,13 @@ static const char pipeline_help[] =
 	"  --buffers N      scanout buffers, 2 to 8 (default 3)\n"
 	"  --width W --height H   mode to use (default 640x480)\n"
 	"  --explicit       pass vrender's fence as IN_FENCE_FD\n"
-	"  --reverse        buffers from vrender, imported by vdisplay\n";
+	"  --reverse        buffers from vrender, imported by vdisplay\n"
+	"  --capture DIR    save frames written back by vdisplay as PNG\n"
+	"  --every N        capture every N-th frame (default 30)\n";
 
 static struct pipeline pl = {
 	.width = 640, .height = 480, .nbuf = 3, .pending = -1, .shown = -1,
+	.capture_every = 30,
 };
 static unsigned int frames = 120;
 
@@ -380,6 +498,8 @@ static int pipeline_opt(int opt, int opt_index, void *data)
 	case 'H': p->height = atoi(optarg); break;
 	case 'e': p->explicit_sync = true; break;
 	case 'r': p->reverse = true; break;
+	case 'c': p->capture_dir = optarg; break;
+	case 'n': p->capture_every = atoi(optarg); break;
 	default: return IGT_OPT_HANDLER_ERROR;
 	}
 	return IGT_OPT_HANDLER_SUCCESS;
@@ -401,6 +521,8 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	p->display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
 	p->render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 	setup_kms(p);
+	if (p->capture_dir)
+		setup_writeback(p, NULL);
 	alloc_buffers(p);
 
 	the_pipeline = p;
@@ -443,12 +565,18 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	printf("render-done to flip-done: median %.2f ms, p99 %.2f ms\n",
 	       p->latency[p->nlatency / 2] / 1e6,
 	       p->latency[p->nlatency * 99 / 100] / 1e6);
+	if (p->capture_dir)
+		printf("captured %u frames to %s\n", p->captured, p->capture_dir);
 	zero_copy_proof(p);
 
 	for (int i = 0; i < p->nbuf; i++) {
 		drmModeRmFB(p->display, p->buf[i].fb);
 		drmCloseBufferHandle(p->render, p->buf[i].render_handle);
 		drmCloseBufferHandle(p->display, p->buf[i].display_handle);
+	}
+	if (p->capture_dir) {
+		drmModeRmFB(p->display, p->wb_fb);
+		drmModeDestroyDumbBuffer(p->display, p->wb_handle);
 	}
 	close(p->render);
 	close(p->display);
