@@ -5,10 +5,12 @@
 #ifndef _VRENDER_DRV_H_
 #define _VRENDER_DRV_H_
 
+#include <linux/atomic.h>
 #include <linux/dma-fence.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
@@ -36,6 +38,10 @@ struct drm_vrender_cmd;
  * @submit_lock: serialises fence numbering with queueing, so that the
  *	timeline's order is the order jobs run in
  * @seqno: last fence number handed out; protected by @submit_lock
+ * @hang_jobs: number of jobs still to be submitted that will hang until
+ *	their timeout; set through debugfs, taken by SUBMIT one at a time
+ * @cancel_wq: where stalled and hung jobs sleep; woken at removal
+ * @dying: set once at removal, so that stalled jobs give up at once
  */
 struct vrender_device {
 	struct drm_device drm;
@@ -48,6 +54,9 @@ struct vrender_device {
 	spinlock_t fence_lock;		/* signalling of this timeline's fences */
 	struct mutex submit_lock;	/* seqno, and queueing in seqno order */
 	u64 seqno;
+	atomic_t hang_jobs;
+	wait_queue_head_t cancel_wq;
+	bool dying;
 };
 
 static inline struct vrender_device *to_vrender(struct drm_device *drm)
@@ -70,6 +79,9 @@ int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
 /* vrender_engine.c */
 int vrender_ioctl_submit(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+void vrender_engine_cancel(struct vrender_device *vr);
 extern unsigned int vrender_job_timeout_ms;
+extern unsigned long long vrender_engine_speed;
+extern unsigned int vrender_job_latency_us;
 
 #endif /* _VRENDER_DRV_H_ */

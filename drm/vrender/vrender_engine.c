@@ -8,6 +8,8 @@
 #include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
@@ -39,11 +41,27 @@
  * credits, the run-queue model), and one ordered queue gives the same
  * guarantees a single-ring engine needs.
  *
- * A running job waits for its dependencies (at most job_timeout_ms), maps
- * each buffer for the device (imports through their dma-buf attachment),
- * walks the mapped scatterlists page by page with kmap_local_page() to do
- * the work, unmaps, and signals its fence.  Nothing stays mapped between
- * jobs, so exporters may move buffers between them.
+ * A running job waits for its dependencies (at most job_timeout_ms in
+ * all), maps each buffer for the device (imports through their
+ * dma-buf attachment), walks the mapped scatterlists page by page with
+ * kmap_local_page() to do the work, unmaps, and signals its fence.
+ * Nothing stays mapped between jobs, so exporters may move buffers
+ * between them.
+ *
+ * A dependency that signalled with an error does not fail the job: the
+ * fences of a buffer's reservation object would otherwise pass a single
+ * failure on from job to job, and the buffer could never be used again.
+ * The job works on the contents as the failed job left them.
+ *
+ * The engine can be made slow (engine_speed, job_latency_us) and jobs can
+ * be made to hang (debugfs vrender_hang).  The simulated time is spent
+ * after the dependencies and before the buffers are mapped, sleeping with
+ * no lock held: a slow or hung job never pins a buffer, so it never makes
+ * an exporter refuse to migrate.  A job whose simulated time reaches
+ * job_timeout_ms, and every hung job, is cancelled at that timeout: its
+ * commands do not run and its fence signals with -ETIMEDOUT.  The next job
+ * runs right after.  Removing the device cancels stalled jobs at once
+ * (-ECANCELED), so unloading never waits for a timeout.
  */
 
 /* Pixels handled per step of COPY and PATTERN rows. */
@@ -70,6 +88,8 @@ struct vrender_job {
 	struct dma_fence **deps;
 	unsigned int ndeps;
 	unsigned int deps_cap;
+	u64 bytes;
+	bool hang;
 };
 
 /* ----------------------------------------------------------------------
@@ -422,24 +442,73 @@ static int vrender_job_map(struct vrender_job *job)
 	return 0;
 }
 
+static unsigned long vrender_timeout_jiffies(void)
+{
+	return msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
+}
+
 static int vrender_job_wait_deps(struct vrender_job *job)
 {
-	long timeout = msecs_to_jiffies(vrender_job_timeout_ms);
+	unsigned long deadline = jiffies + vrender_timeout_jiffies();
 	unsigned int i;
 
 	for (i = 0; i < job->ndeps; i++) {
 		struct dma_fence *dep = job->deps[i];
+		long left = max_t(long, (long)(deadline - jiffies), 0);
 		long ret;
 
-		ret = dma_fence_wait_timeout(dep, false, timeout);
+		ret = dma_fence_wait_timeout(dep, false, left);
 		if (ret == 0)
 			return -ETIMEDOUT;
 		if (ret < 0)
 			return ret;
-		if (dep->error)
-			return dep->error;
 	}
 	return 0;
+}
+
+/*
+ * Spend the job's simulated time: job_latency_us plus its bytes at
+ * engine_speed, or forever if it was chosen to hang.  Sleeps without any
+ * lock held; gives up at the timeout, or at once when the device goes.
+ */
+static int vrender_job_stall(struct vrender_job *job)
+{
+	struct vrender_device *vr = job->vr;
+	u64 timeout_ns = (u64)max(1U, READ_ONCE(vrender_job_timeout_ms)) *
+			 NSEC_PER_MSEC;
+	u64 speed = READ_ONCE(vrender_engine_speed);
+	u64 ns = (u64)READ_ONCE(vrender_job_latency_us) * NSEC_PER_USEC;
+	bool hang = job->hang;
+	bool too_long;
+	long ret;
+
+	if (speed)
+		ns += mul_u64_u64_div_u64(job->bytes, NSEC_PER_SEC, speed);
+	if (!hang && !ns)
+		return 0;
+	too_long = hang || ns >= timeout_ns;
+
+	ret = wait_event_hrtimeout(vr->cancel_wq, READ_ONCE(vr->dying),
+				   ns_to_ktime(too_long ? timeout_ns : ns));
+	if (!ret)
+		return -ECANCELED;
+	return too_long ? -ETIMEDOUT : 0;
+}
+
+/**
+ * vrender_engine_cancel() - cancel stalled jobs for good
+ * @vr: the device that goes away
+ *
+ * Jobs that sleep in their simulated time, now or later, give up with
+ * -ECANCELED; jobs whose commands already run complete.
+ *
+ * Context: Process context, at removal, before the engine's queue is
+ * destroyed.
+ */
+void vrender_engine_cancel(struct vrender_device *vr)
+{
+	WRITE_ONCE(vr->dying, true);
+	wake_up_all(&vr->cancel_wq);
 }
 
 static void vrender_job_free(struct vrender_job *job)
@@ -465,6 +534,8 @@ static void vrender_job_run(struct work_struct *work)
 	int ret;
 
 	ret = vrender_job_wait_deps(job);
+	if (!ret)
+		ret = vrender_job_stall(job);
 	if (!ret)
 		ret = vrender_job_map(job);
 	if (!ret) {
@@ -601,6 +672,7 @@ static int vrender_check_cmd(struct vrender_job *job, struct drm_file *file,
 					c->src_x, c->src_y, c->width,
 					c->height))
 		return -EINVAL;
+	job->bytes += (u64)c->width * c->height * 4;
 	return 0;
 }
 
@@ -682,6 +754,8 @@ static int vrender_job_publish(struct vrender_job *job,
 	if (ret)
 		goto out_unlock_resv;
 
+	/* The next jobs submitted after a write to vrender_hang hang. */
+	job->hang = atomic_add_unless(&vr->hang_jobs, -1, 0);
 	__module_get(THIS_MODULE);
 	dma_fence_init(job->fence, &vrender_fence_ops, &vr->fence_lock,
 		       vr->fence_context, ++vr->seqno);

@@ -200,6 +200,20 @@ struct drm_vrender_cmd {
  * objects of its buffers: for buffers it writes, all of them; for buffers
  * it only reads, the writers.  Its own fence is added as a writer of the
  * destinations and a reader of the sources.
+ *
+ * Errors of the ioctl: -EINVAL for unknown @flags bits, a @cmd_count of 0
+ * or above the limit, too many in-syncobjs, a bad command (see
+ * &struct drm_vrender_cmd) or an @in_fence_fd that is not a sync_file;
+ * -ENOENT for an unknown buffer or syncobj handle; -EFAULT when @cmds or
+ * @in_syncobjs cannot be read.
+ *
+ * Errors of the job, reported by its fence (sync_file status, or
+ * drmSyncobjExportSyncFile then SYNC_IOC_FILE_INFO): -ETIMEDOUT when its
+ * dependencies did not signal within the module's job_timeout_ms, or when
+ * it ran longer than that (a hang, see debugfs vrender_hang); -ECANCELED
+ * when the device went away.  A job that fails leaves its destinations as
+ * they were.  A dependency that failed does not fail the job: it runs on
+ * the contents the failed job left.
  */
 struct drm_vrender_submit {
 	__u64 cmds;
