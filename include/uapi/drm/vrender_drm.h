@@ -24,6 +24,12 @@ extern "C" {
  * Every struct is made of fixed-width fields with explicit padding; every
  * flags and pad field must be zero, or the ioctl fails with -EINVAL.
  * Structs only ever grow at the end.
+ *
+ * Errors common to every ioctl: -EINVAL for a bad value in a field (as
+ * each struct documents), -ENOENT for a GEM handle or syncobj that this
+ * fd does not hold (handles are per open file; another process's handles
+ * are unknown here), -EFAULT when the ioctl argument or a user pointer
+ * inside it cannot be read or written.
  */
 
 #define DRM_VRENDER_GET_PARAM		0x00
@@ -58,8 +64,8 @@ struct drm_vrender_get_param {
 
 /**
  * struct drm_vrender_bo_create - create a buffer object
- * @size: size in bytes, non-zero, at most VRENDER_PARAM_MAX_BO_SIZE;
- *	rounded up to whole pages
+ * @size: size in bytes, non-zero (-EINVAL), at most
+ *	VRENDER_PARAM_MAX_BO_SIZE (-E2BIG); rounded up to whole pages
  * @flags: must be zero
  * @handle: returned GEM handle
  *
@@ -109,7 +115,7 @@ struct drm_vrender_segment {
  *	mapping (0 if never mapped, or if the exporter does not tell)
  * @segs_ptr: user pointer to an array of &struct drm_vrender_segment, or 0
  * @segs_count: capacity of @segs_ptr; min(@nsegs, @segs_count) entries
- *	are written
+ *	are written; non-zero with a zero @segs_ptr fails with -EINVAL
  * @pad: must be zero
  */
 struct drm_vrender_bo_info {
