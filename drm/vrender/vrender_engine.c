@@ -195,12 +195,7 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 
 static void vrender_chunk_fill(void *vaddr, size_t len, void *ctx)
 {
-	u32 value = *(u32 *)ctx;
-	u32 *p = vaddr;
-	size_t i;
-
-	for (i = 0; i < len / 4; i++)
-		p[i] = value;
+	memset32(vaddr, *(u32 *)ctx, len / 4);
 }
 
 static void vrender_chunk_read(void *vaddr, size_t len, void *ctx)
