@@ -356,14 +356,10 @@ static void vrender_cmd_checksum(struct vrender_job_bo *dst,
 	vrender_bo_write(dst, c->dst_offset, &result, sizeof(result));
 }
 
-static int vrender_job_execute(struct vrender_job *job)
+/* Runs in the fence signalling critical section: no allocation here. */
+static void vrender_job_execute(struct vrender_job *job, u32 *row)
 {
 	unsigned int i;
-	u32 *row;
-
-	row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*row), GFP_KERNEL);
-	if (!row)
-		return -ENOMEM;
 
 	for (i = 0; i < job->ncmds; i++) {
 		const struct drm_vrender_cmd *c = &job->cmds[i];
@@ -385,9 +381,6 @@ static int vrender_job_execute(struct vrender_job *job)
 			break;
 		}
 	}
-
-	kfree(row);
-	return 0;
 }
 
 /* ----------------------------------------------------------------------
@@ -525,20 +518,28 @@ static void vrender_job_free(struct vrender_job *job)
 static void vrender_job_run(struct work_struct *work)
 {
 	struct vrender_job *job = container_of(work, struct vrender_job, work);
+	u32 *row = NULL;
 	bool cookie;
 	int ret;
 
 	ret = vrender_job_wait_deps(job);
 	if (!ret)
 		ret = vrender_job_stall(job);
+	if (!ret) {
+		row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*row),
+				    GFP_KERNEL);
+		if (!row)
+			ret = -ENOMEM;
+	}
 	if (!ret)
 		ret = vrender_job_map(job);
 	if (!ret) {
 		cookie = dma_fence_begin_signalling();
-		ret = vrender_job_execute(job);
+		vrender_job_execute(job, row);
 		dma_fence_end_signalling(cookie);
 	}
 	vrender_job_unmap(job);
+	kfree(row);
 
 	if (ret)
 		dma_fence_set_error(job->fence, ret);
