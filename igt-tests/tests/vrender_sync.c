@@ -35,6 +35,7 @@ static int fd0 = -1, fd1 = -1;
 static void exit_handler(int sig)
 {
 	primepair_vrender_set_param("engine_speed", 0);
+	primepair_vrender_set_param("job_timeout_ms", 10000);
 }
 
 /* Share @handle of @from with @to through a dma-buf. */
@@ -223,6 +224,44 @@ igt_main
 		igt_assert_eq(drmCloseBufferHandle(fd1, b), 0);
 	}
 
+	igt_describe("A dependency that does not signal within job_timeout_ms fails the waiting job with -ETIMEDOUT; the engine goes on");
+	igt_subtest("dependency-timeout") {
+		uint32_t a = primepair_vrender_bo_create(fd0, 4096);
+		uint32_t b = primepair_vrender_bo_create(fd1, 4096);
+		struct drm_vrender_cmd c;
+		int f1, f2, fa;
+
+		/* Two hung jobs on instance 1: the second ends at 2 x 300 ms. */
+		primepair_vrender_set_param("job_timeout_ms", 300);
+		primepair_vrender_debugfs_write(fd1, "vrender_hang", 2);
+		c = primepair_vrender_fill(b, 0, 16, 0, 0, 1, 1, 1);
+		f1 = submit(fd1, c, 0, -1, 0);
+		f2 = submit(fd1, c, 0, -1, 0);
+
+		c = primepair_vrender_fill(a, 0, 16, 0, 0, 1, 1, 2);
+		fa = submit(fd0, c, 0, f2, 0);
+		igt_assert(primepair_sync_file_wait(fa, 10000));
+		igt_assert_eq(primepair_sync_file_status(fa), -ETIMEDOUT);
+		/* It gave up before its dependency signalled. */
+		igt_assert_eq(primepair_sync_file_status(f2), 0);
+		close(fa);
+
+		/* The next job on instance 0 runs at once. */
+		fa = submit(fd0, c, 0, -1, 0);
+		igt_assert(primepair_sync_file_wait(fa, 10000));
+		igt_assert_eq(primepair_sync_file_status(fa), 1);
+		close(fa);
+
+		igt_assert(primepair_sync_file_wait(f2, 10000));
+		igt_assert_eq(primepair_sync_file_status(f1), -ETIMEDOUT);
+		igt_assert_eq(primepair_sync_file_status(f2), -ETIMEDOUT);
+		close(f1);
+		close(f2);
+		primepair_vrender_set_param("job_timeout_ms", 10000);
+		igt_assert_eq(drmCloseBufferHandle(fd0, a), 0);
+		igt_assert_eq(drmCloseBufferHandle(fd1, b), 0);
+	}
+
 	igt_describe("A vrender job rendering into an imported vdisplay buffer: the CPU waiting on vdisplay's side sees the result");
 	igt_subtest("implicit-to-exporter") {
 		int display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
@@ -258,6 +297,7 @@ igt_main
 
 	igt_fixture {
 		primepair_vrender_set_param("engine_speed", 0);
+		primepair_vrender_set_param("job_timeout_ms", 10000);
 		close(fd0);
 		close(fd1);
 		primepair_assert_summary_zero();
