@@ -751,7 +751,7 @@ static int vrender_job_publish(struct vrender_job *job,
 		goto out_unlock_resv;
 
 	/* The next jobs submitted after a write to vrender_hang hang. */
-	job->hang = atomic_add_unless(&vr->hang_jobs, -1, 0);
+	job->hang = atomic_dec_if_positive(&vr->hang_jobs) >= 0;
 	__module_get(THIS_MODULE);
 	dma_fence_init(job->fence, &vrender_fence_ops, &vr->fence_lock,
 		       vr->fence_context, ++vr->seqno);
