@@ -201,20 +201,20 @@ uint32_t primepair_vrender_pattern_pixel(uint32_t x, uint32_t y,
 	return 0xff000000u | r << 16 | g << 8 | (check ? 0xff : 0);
 }
 
-static void write_number(const char *path, unsigned long long value)
+static void write_number(const char *path, long long value)
 {
 	char buf[32];
 	int fd, len;
 
 	fd = open(path, O_WRONLY);
 	igt_require_f(fd >= 0, "cannot open %s: %s\n", path, strerror(errno));
-	len = snprintf(buf, sizeof(buf), "%llu\n", value);
+	len = snprintf(buf, sizeof(buf), "%lld\n", value);
 	igt_assert_eq(write(fd, buf, len), len);
 	close(fd);
 }
 
 void primepair_vrender_debugfs_write(int fd, const char *name,
-				     unsigned long long value)
+				     long long value)
 {
 	char path[128];
 	struct stat st;

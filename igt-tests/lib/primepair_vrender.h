@@ -67,7 +67,7 @@ uint32_t primepair_vrender_pattern_pixel(uint32_t x, uint32_t y,
  * "vrender_hang": the next @value jobs hang until the engine's timeout.
  */
 void primepair_vrender_debugfs_write(int fd, const char *name,
-				     unsigned long long value);
+				     long long value);
 
 /*
  * Read and set a vrender module parameter (/sys/module/vrender/parameters/

@@ -257,6 +257,21 @@ igt_main
 		assert_live_zero();
 	}
 
+	igt_describe("Writing a negative count to vrender_hang hangs nothing");
+	igt_subtest("hang-knob-negative") {
+		int fd = fresh_fd();
+		uint32_t a = primepair_vrender_bo_create(fd, BO_SIZE);
+		struct drm_vrender_cmd c = fill_all(a, 3);
+		int i;
+
+		primepair_vrender_debugfs_write(fd, "vrender_hang", -1);
+		for (i = 0; i < 2; i++)
+			igt_assert_eq(fence_result(submit_fenced(fd, &c, 0)), 1);
+		primepair_vrender_debugfs_write(fd, "vrender_hang", 0);
+		close_fd();
+		assert_live_zero();
+	}
+
 	igt_describe("engine_speed and job_latency_us slow jobs down; a job slower than the timeout is cancelled");
 	igt_subtest("slow-engine") {
 		int fd = fresh_fd();
