@@ -49,6 +49,7 @@ extern "C" {
 #define VRENDER_PARAM_SEGMENT_BOUNDARY	7	/* mask */
 #define VRENDER_PARAM_CONTIGUOUS	8	/* 1: one segment per mapping */
 #define VRENDER_PARAM_MAX_SYNCOBJS	9	/* in-syncobjs per SUBMIT */
+#define VRENDER_PARAM_JOB_TIMEOUT_MS	10	/* a job's limit to wait, and to run */
 
 /**
  * struct drm_vrender_get_param - query a device property
