@@ -162,6 +162,10 @@ igt_main
 
 		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_GET_PARAM, &gp), 0);
 		igt_assert_eq_u64(gp.value, 64);
+		gp.param = VRENDER_PARAM_JOB_TIMEOUT_MS;
+		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_GET_PARAM, &gp), 0);
+		igt_assert_eq_u64(gp.value,
+				  primepair_vrender_param("job_timeout_ms"));
 		gp.param = 0;
 		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_GET_PARAM, &gp),
 			      EINVAL);
