@@ -4,6 +4,7 @@
  */
 
 #include <linux/crc32.h>
+#include <linux/dma-fence-chain.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
@@ -677,16 +678,20 @@ static int vrender_get_in_fences(struct vrender_job *job,
 				 struct drm_vrender_submit *args)
 {
 	u32 __user *handles = u64_to_user_ptr(args->in_syncobjs);
+	u64 __user *points = u64_to_user_ptr(args->in_points);
 	struct dma_fence *fence;
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < args->in_syncobj_count; i++) {
+		u64 point = 0;
 		u32 handle;
 
 		if (get_user(handle, handles + i))
 			return -EFAULT;
-		ret = drm_syncobj_find_fence(file, handle, 0, 0, &fence);
+		if (points && get_user(point, points + i))
+			return -EFAULT;
+		ret = drm_syncobj_find_fence(file, handle, point, 0, &fence);
 		if (ret)
 			return ret;
 		ret = vrender_add_dep(job, fence);
@@ -790,6 +795,7 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	struct drm_vrender_submit *args = data;
 	struct sync_file *sync_file = NULL;
 	struct drm_syncobj *out_syncobj = NULL;
+	struct dma_fence_chain *chain = NULL;
 	bool want_file = args->flags & VRENDER_SUBMIT_OUT_FENCE_FD;
 	struct dma_fence *fence;
 	struct vrender_job *job;
@@ -802,6 +808,8 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	if (!args->cmd_count || args->cmd_count > VRENDER_MAX_COMMANDS)
 		return -EINVAL;
 	if (args->in_syncobj_count > VRENDER_MAX_SYNCOBJS)
+		return -EINVAL;
+	if (args->out_point && !args->out_syncobj)
 		return -EINVAL;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
@@ -846,11 +854,20 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 		}
 	}
 
+	/* Everything that can fail happens before the job is published. */
+	if (args->out_point) {
+		chain = dma_fence_chain_alloc();
+		if (!chain) {
+			ret = -ENOMEM;
+			goto out_put_syncobj;
+		}
+	}
+
 	if (want_file) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
 		if (out_fd < 0) {
 			ret = out_fd;
-			goto out_put_syncobj;
+			goto out_free_chain;
 		}
 	}
 
@@ -863,10 +880,13 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	}
 
 	/* The job runs now and frees itself; we hold one fence reference. */
-	if (out_syncobj) {
+	if (chain)
+		drm_syncobj_add_point(out_syncobj, chain, fence,
+				      args->out_point);
+	else if (out_syncobj)
 		drm_syncobj_replace_fence(out_syncobj, fence);
+	if (out_syncobj)
 		drm_syncobj_put(out_syncobj);
-	}
 	args->seqno = fence->seqno;
 	args->out_fence_fd = out_fd;
 	if (sync_file)
@@ -881,6 +901,8 @@ out_put_fd:
 out_put_fd_unpublished:
 	if (out_fd >= 0)
 		put_unused_fd(out_fd);
+out_free_chain:
+	dma_fence_chain_free(chain);
 out_put_syncobj:
 	if (out_syncobj)
 		drm_syncobj_put(out_syncobj);

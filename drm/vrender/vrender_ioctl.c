@@ -59,6 +59,9 @@ int vrender_ioctl_get_param(struct drm_device *dev, void *data,
 	case VRENDER_PARAM_JOB_TIMEOUT_MS:
 		args->value = max(1U, READ_ONCE(vrender_job_timeout_ms));
 		break;
+	case VRENDER_PARAM_TIMELINES:
+		args->value = 1;
+		break;
 	default:
 		return -EINVAL;
 	}

@@ -50,6 +50,7 @@ extern "C" {
 #define VRENDER_PARAM_CONTIGUOUS	8	/* 1: one segment per mapping */
 #define VRENDER_PARAM_MAX_SYNCOBJS	9	/* in-syncobjs per SUBMIT */
 #define VRENDER_PARAM_JOB_TIMEOUT_MS	10	/* a job's limit to wait, and to run */
+#define VRENDER_PARAM_TIMELINES		11	/* 1: SUBMIT takes timeline points */
 
 /**
  * struct drm_vrender_get_param - query a device property
@@ -202,6 +203,13 @@ struct drm_vrender_cmd {
  * @out_fence_fd: returned sync_file of the job, with
  *	VRENDER_SUBMIT_OUT_FENCE_FD (set to -1 otherwise)
  * @seqno: returned sequence number of the job's fence
+ * @in_points: user pointer to an array of __u64 timeline points, one per
+ *	@in_syncobjs entry (0 for a binary syncobj), or 0 if all are binary;
+ *	a point that has no fence yet, or a point on a binary syncobj, fails
+ *	with -EINVAL
+ * @out_point: timeline point of @out_syncobj that receives the job's
+ *	fence, or 0 to replace its fence (binary syncobj); non-zero without
+ *	@out_syncobj fails with -EINVAL
  *
  * The job also waits, implicitly, for the fences in the reservation
  * objects of its buffers: for buffers it writes, all of them; for buffers
@@ -232,6 +240,8 @@ struct drm_vrender_submit {
 	__s32 in_fence_fd;
 	__s32 out_fence_fd;
 	__u64 seqno;
+	__u64 in_points;
+	__u64 out_point;
 };
 
 /**
