@@ -210,6 +210,49 @@ igt_main
 		igt_assert_eq(drmCloseBufferHandle(fd1, b), 0);
 	}
 
+	igt_describe("B waits for A through a point of a timeline syncobj that A signals");
+	igt_subtest("explicit-timeline") {
+		uint32_t a = primepair_vrender_bo_create(fd0, BIG);
+		uint32_t b = primepair_vrender_bo_create(fd1, 4096);
+		struct drm_vrender_cmd ca = fill_big(a, 1);
+		struct drm_vrender_cmd cb = primepair_vrender_fill(b, 0, 16, 0,
+								   0, 1, 1, 2);
+		uint64_t point = 5, reached = 0;
+		uint32_t t0, t1;
+		struct drm_vrender_submit sa = {
+			.cmds = (uintptr_t)&ca, .cmd_count = 1,
+			.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
+		};
+		struct drm_vrender_submit sb = {
+			.cmds = (uintptr_t)&cb, .cmd_count = 1,
+			.in_syncobjs = (uintptr_t)&t1, .in_syncobj_count = 1,
+			.in_points = (uintptr_t)&point,
+			.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
+		};
+		int sfd;
+
+		igt_assert_eq(drmSyncobjCreate(fd0, 0, &t0), 0);
+		igt_assert_eq(drmSyncobjHandleToFD(fd0, t0, &sfd), 0);
+		igt_assert_eq(drmSyncobjFDToHandle(fd1, sfd, &t1), 0);
+		close(sfd);
+
+		sa.out_syncobj = t0;
+		sa.out_point = point;
+		igt_assert_eq(__primepair_vrender_submit(fd0, &sa), 0);
+		igt_assert_eq(__primepair_vrender_submit(fd1, &sb), 0);
+		assert_after(sa.out_fence_fd, sb.out_fence_fd);
+
+		igt_assert_eq(drmSyncobjTimelineWait(fd0, &t0, &point, 1,
+						     INT64_MAX, 0, NULL), 0);
+		igt_assert_eq(drmSyncobjQuery(fd1, &t1, &reached, 1), 0);
+		igt_assert_eq_u64(reached, point);
+
+		igt_assert_eq(drmSyncobjDestroy(fd1, t1), 0);
+		igt_assert_eq(drmSyncobjDestroy(fd0, t0), 0);
+		igt_assert_eq(drmCloseBufferHandle(fd0, a), 0);
+		igt_assert_eq(drmCloseBufferHandle(fd1, b), 0);
+	}
+
 	igt_describe("B waits for A through A's out sync_file passed as B's in-fence");
 	igt_subtest("explicit-sync-file") {
 		uint32_t a = primepair_vrender_bo_create(fd0, BIG);

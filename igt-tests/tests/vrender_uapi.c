@@ -166,6 +166,8 @@ igt_main
 		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_GET_PARAM, &gp), 0);
 		igt_assert_eq_u64(gp.value,
 				  primepair_vrender_param("job_timeout_ms"));
+		igt_assert_eq_u64(primepair_vrender_get_param(fd,
+						VRENDER_PARAM_TIMELINES), 1);
 		gp.param = 0;
 		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_GET_PARAM, &gp),
 			      EINVAL);
@@ -278,6 +280,7 @@ igt_main
 	igt_subtest("submit") {
 		struct drm_vrender_cmd cmds[65];
 		struct drm_vrender_submit s;
+		uint64_t points[65] = { 0 };
 		uint32_t syncobjs[65];
 		uint32_t syncobj;
 		int i;
@@ -348,6 +351,27 @@ igt_main
 		igt_assert_eq(submit_errno(&s), EINVAL);
 		s.in_fence_fd = fd;			/* not a sync_file */
 		igt_assert_eq(submit_errno(&s), EINVAL);
+
+		/* Timeline points */
+		s = GOOD();
+		s.out_syncobj = 0;
+		s.out_point = 1;			/* point without syncobj */
+		igt_assert_eq(submit_errno(&s), EINVAL);
+		s = GOOD();
+		s.in_points = BAD_PTR;
+		igt_assert_eq(submit_errno(&s), EFAULT);
+		points[0] = 7;				/* binary syncobj */
+		s = GOOD();
+		s.in_points = (uintptr_t)points;
+		igt_assert_eq(submit_errno(&s), EINVAL);
+		s = GOOD();
+		s.out_point = 3;
+		igt_assert_eq(submit_errno(&s), 0);
+		s = GOOD();
+		s.in_points = (uintptr_t)points;	/* point 7: no fence yet */
+		igt_assert_eq(submit_errno(&s), EINVAL);
+		points[0] = 3;
+		igt_assert_eq(submit_errno(&s), 0);
 
 		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_SUBMIT, NULL),
 			      EFAULT);
