@@ -13,6 +13,7 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
@@ -508,12 +509,31 @@ static void vrender_job_free(struct vrender_job *job)
 		dma_fence_put(job->deps[i]);
 	kvfree(job->deps);
 	for (i = 0; i < job->nbos; i++)
-		drm_gem_object_put(job->bos[i].obj);
+		if (job->bos[i].obj)
+			drm_gem_object_put(job->bos[i].obj);
 	if (job->fence)
 		dma_fence_put(job->fence);
 	kfree(job->cmd_bo);
 	kvfree(job->cmds);
 	kfree(job);
+}
+
+/*
+ * Drop the job's buffer references that are not the last ones, before its
+ * fence signals: whoever waited for the fence and then closes the buffer
+ * must see it go at once.  A last reference is dropped after signalling,
+ * as freeing a buffer may take locks that fence waiters hold.
+ */
+static void vrender_job_release_bos(struct vrender_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++) {
+		struct drm_gem_object *obj = job->bos[i].obj;
+
+		if (refcount_dec_not_one(&obj->refcount.refcount))
+			job->bos[i].obj = NULL;
+	}
 }
 
 static void vrender_job_run(struct work_struct *work)
@@ -541,6 +561,7 @@ static void vrender_job_run(struct work_struct *work)
 	}
 	vrender_job_unmap(job);
 	kfree(row);
+	vrender_job_release_bos(job);
 
 	if (ret)
 		dma_fence_set_error(job->fence, ret);
