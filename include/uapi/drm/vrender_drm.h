@@ -224,9 +224,10 @@ struct drm_vrender_cmd {
  *
  * Errors of the job, reported by its fence (sync_file status, or
  * drmSyncobjExportSyncFile then SYNC_IOC_FILE_INFO): -ETIMEDOUT when its
- * dependencies did not signal within the module's job_timeout_ms, or when
- * it ran longer than that (a hang, see debugfs vrender_hang); -ECANCELED
- * when the device went away.  A job that fails leaves its destinations as
+ * dependencies did not signal within the module's job_timeout_ms
+ * (VRENDER_PARAM_JOB_TIMEOUT_MS), or when it would run longer than that (a
+ * hang injected through debugfs vrender_hang, or a simulated engine too
+ * slow for it); -ECANCELED when the device went away.  A job that fails leaves its destinations as
  * they were.  A dependency that failed does not fail the job: it runs on
  * the contents the failed job left.
  */
