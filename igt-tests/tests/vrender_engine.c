@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
+#include <xf86drmMode.h>
 
 #include "igt.h"
 #include "primepair.h"
@@ -336,6 +338,47 @@ igt_main
 		igt_assert_eq(fence_result(fa), 1);
 		igt_assert_eq(fence_result(fb), -ETIMEDOUT);
 		igt_assert_eq(fence_result(fc), 1);
+		primepair_vrender_set_param("job_latency_us", 0);
+		assert_live_zero();
+	}
+
+	igt_describe("Closing every fd while hung and slow jobs use an imported vdisplay buffer: the import, its attachment and the buffer go once the jobs are done");
+	igt_subtest("close-all-in-flight-imported") {
+		int render = fresh_fd();
+		int display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+		uint32_t dumb, pitch, imported, own;
+		struct drm_vrender_cmd c;
+		uint64_t size;
+		int dmabuf, f1, f2;
+
+		igt_assert_eq(drmModeCreateDumbBuffer(display, 256, 64, 32, 0,
+						      &dumb, &pitch, &size), 0);
+		igt_assert_eq(drmPrimeHandleToFD(display, dumb, DRM_CLOEXEC,
+						 &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
+		own = primepair_vrender_bo_create(render, size);
+
+		primepair_vrender_debugfs_write(render, "vrender_hang", 1);
+		c = primepair_vrender_fill(imported, 0, pitch, 0, 0, 256, 64, 1);
+		f1 = submit_fenced(render, &c, 0);
+		primepair_vrender_set_param("job_latency_us", 50000);
+		c = (struct drm_vrender_cmd) {
+			.op = VRENDER_CMD_COPY,
+			.dst_handle = own, .dst_pitch = pitch,
+			.src_handle = imported, .src_pitch = pitch,
+			.width = 256, .height = 64,
+		};
+		f2 = submit_fenced(render, &c, 0);
+
+		/* Everything userspace holds goes, except the fences. */
+		close(dmabuf);
+		igt_assert_eq(drmModeDestroyDumbBuffer(display, dumb), 0);
+		close(display);
+		close_fd();
+		igt_assert_lt_u64(0, primepair_summary("imports"));
+
+		igt_assert_eq(fence_result(f1), -ETIMEDOUT);
+		igt_assert_eq(fence_result(f2), 1);
 		primepair_vrender_set_param("job_latency_us", 0);
 		assert_live_zero();
 	}
