@@ -8,6 +8,7 @@
  * needs to negotiate with.
  */
 
+#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -48,7 +49,15 @@ MODULE_PARM_DESC(contiguous, "Instance takes one contiguous segment per mapping 
 
 unsigned int vrender_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, vrender_job_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(job_timeout_ms, "Time a job may wait for its dependencies, in ms (default 10000)");
+MODULE_PARM_DESC(job_timeout_ms, "Time a job may wait for its dependencies, and then run, in ms; at least 1 (default 10000)");
+
+unsigned long long vrender_engine_speed;
+module_param_named(engine_speed, vrender_engine_speed, ullong, 0644);
+MODULE_PARM_DESC(engine_speed, "Simulated engine speed in bytes of rectangles per second, 0 for unlimited (default 0)");
+
+unsigned int vrender_job_latency_us;
+module_param_named(job_latency_us, vrender_job_latency_us, uint, 0644);
+MODULE_PARM_DESC(job_latency_us, "Simulated time every job takes before its commands, in us (default 0)");
 
 static struct vrender_device *vrender_devices[VRENDER_MAX_INSTANCES];
 
@@ -69,6 +78,19 @@ static const struct drm_ioctl_desc vrender_ioctls[] = {
 
 DEFINE_DRM_GEM_FOPS(vrender_fops);
 
+/*
+ * vrender_hang: writing N makes the next N jobs submitted hang, so that
+ * the engine's timeout cancels them.  6.1 calls this for every minor, 6.12
+ * once for the device directory that each minor's directory links to.
+ */
+static void vrender_debugfs_init(struct drm_minor *minor)
+{
+	struct vrender_device *vr = to_vrender(minor->dev);
+
+	debugfs_create_atomic_t("vrender_hang", 0600, minor->debugfs_root,
+				&vr->hang_jobs);
+}
+
 static const struct drm_driver vrender_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
 			   DRIVER_SYNCOBJ_TIMELINE,
@@ -78,6 +100,7 @@ static const struct drm_driver vrender_driver = {
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = primebuf_gem_prime_import,
+	.debugfs_init = vrender_debugfs_init,
 	.name = VRENDER_DRIVER_NAME,
 	.desc = "Virtual render-only driver",
 	.date = "20261203",
@@ -153,6 +176,7 @@ static int vrender_create(unsigned int index)
 	spin_lock_init(&vr->fence_lock);
 	mutex_init(&vr->submit_lock);
 	init_waitqueue_head(&vr->inflight_wait);
+	init_waitqueue_head(&vr->cancel_wq);
 	vr->fence_context = dma_fence_context_alloc(1);
 
 	vr->wq = alloc_ordered_workqueue("vrender.%u", 0, index);
@@ -188,7 +212,11 @@ static void vrender_destroy(struct vrender_device *vr)
 	struct platform_device *pdev = vr->pdev;
 
 	drm_dev_unplug(&vr->drm);
-	/* Jobs hold references to their buffers; let them all finish. */
+	/*
+	 * Jobs hold references to their buffers; cancel the stalled ones and
+	 * let the others finish.
+	 */
+	vrender_engine_cancel(vr);
 	destroy_workqueue(vr->wq);
 	primebuf_unregister_device(&pdev->dev);
 	mutex_destroy(&vr->submit_lock);

@@ -5,6 +5,7 @@
 #ifndef _VRENDER_DRV_H_
 #define _VRENDER_DRV_H_
 
+#include <linux/atomic.h>
 #include <linux/dma-fence.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
@@ -41,6 +42,10 @@ struct drm_vrender_cmd;
  * @seqno: last fence number handed out; protected by @submit_lock
  * @inflight: jobs queued or running
  * @inflight_wait: SUBMIT waits here while @inflight is at the limit
+ * @hang_jobs: number of jobs still to be submitted that will hang until
+ *	their timeout; set through debugfs, taken by SUBMIT one at a time
+ * @cancel_wq: where stalled and hung jobs sleep; woken at removal
+ * @dying: set once at removal, so that stalled jobs give up at once
  */
 struct vrender_device {
 	struct drm_device drm;
@@ -55,6 +60,9 @@ struct vrender_device {
 	u64 seqno;
 	atomic_t inflight;
 	wait_queue_head_t inflight_wait;
+	atomic_t hang_jobs;
+	wait_queue_head_t cancel_wq;
+	bool dying;
 };
 
 static inline struct vrender_device *to_vrender(struct drm_device *drm)
@@ -77,6 +85,9 @@ int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
 /* vrender_engine.c */
 int vrender_ioctl_submit(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+void vrender_engine_cancel(struct vrender_device *vr);
 extern unsigned int vrender_job_timeout_ms;
+extern unsigned long long vrender_engine_speed;
+extern unsigned int vrender_job_latency_us;
 
 #endif /* _VRENDER_DRV_H_ */

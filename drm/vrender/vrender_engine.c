@@ -4,12 +4,16 @@
  */
 
 #include <linux/crc32.h>
+#include <linux/dma-fence-chain.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
@@ -39,11 +43,27 @@
  * credits, the run-queue model), and one ordered queue gives the same
  * guarantees a single-ring engine needs.
  *
- * A running job waits for its dependencies (at most job_timeout_ms), maps
- * each buffer for the device (imports through their dma-buf attachment),
- * walks the mapped scatterlists page by page with kmap_local_page() to do
- * the work, unmaps, and signals its fence.  Nothing stays mapped between
- * jobs, so exporters may move buffers between them.
+ * A running job waits for its dependencies (at most job_timeout_ms in
+ * all), maps each buffer for the device (imports through their
+ * dma-buf attachment), walks the mapped scatterlists page by page with
+ * kmap_local_page() to do the work, unmaps, and signals its fence.
+ * Nothing stays mapped between jobs, so exporters may move buffers
+ * between them.
+ *
+ * A dependency that signalled with an error does not fail the job: the
+ * fences of a buffer's reservation object would otherwise pass a single
+ * failure on from job to job, and the buffer could never be used again.
+ * The job works on the contents as the failed job left them.
+ *
+ * The engine can be made slow (engine_speed, job_latency_us) and jobs can
+ * be made to hang (debugfs vrender_hang).  The simulated time is spent
+ * after the dependencies and before the buffers are mapped, sleeping with
+ * no lock held: a slow or hung job never pins a buffer, so it never makes
+ * an exporter refuse to migrate.  A job whose simulated time reaches
+ * job_timeout_ms, and every hung job, is cancelled at that timeout: its
+ * commands do not run and its fence signals with -ETIMEDOUT.  The next job
+ * runs right after.  Removing the device cancels stalled jobs at once
+ * (-ECANCELED), so unloading never waits for a timeout.
  */
 
 /* Pixels handled per step of COPY and PATTERN rows. */
@@ -71,6 +91,8 @@ struct vrender_job {
 	unsigned int ndeps;
 	unsigned int nexplicit;
 	unsigned int deps_cap;
+	u64 bytes;
+	bool hang;
 };
 
 /* ----------------------------------------------------------------------
@@ -176,12 +198,7 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 
 static void vrender_chunk_fill(void *vaddr, size_t len, void *ctx)
 {
-	u32 value = *(u32 *)ctx;
-	u32 *p = vaddr;
-	size_t i;
-
-	for (i = 0; i < len / 4; i++)
-		p[i] = value;
+	memset32(vaddr, *(u32 *)ctx, len / 4);
 }
 
 static void vrender_chunk_read(void *vaddr, size_t len, void *ctx)
@@ -342,14 +359,10 @@ static void vrender_cmd_checksum(struct vrender_job_bo *dst,
 	vrender_bo_write(dst, c->dst_offset, &result, sizeof(result));
 }
 
-static int vrender_job_execute(struct vrender_job *job)
+/* Runs in the fence signalling critical section: no allocation here. */
+static void vrender_job_execute(struct vrender_job *job, u32 *row)
 {
 	unsigned int i;
-	u32 *row;
-
-	row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*row), GFP_KERNEL);
-	if (!row)
-		return -ENOMEM;
 
 	for (i = 0; i < job->ncmds; i++) {
 		const struct drm_vrender_cmd *c = &job->cmds[i];
@@ -371,9 +384,6 @@ static int vrender_job_execute(struct vrender_job *job)
 			break;
 		}
 	}
-
-	kfree(row);
-	return 0;
 }
 
 /* ----------------------------------------------------------------------
@@ -423,16 +433,22 @@ static int vrender_job_map(struct vrender_job *job)
 	return 0;
 }
 
+static unsigned long vrender_timeout_jiffies(void)
+{
+	return msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
+}
+
 static int vrender_job_wait_deps(struct vrender_job *job)
 {
-	long timeout = msecs_to_jiffies(vrender_job_timeout_ms);
+	unsigned long deadline = jiffies + vrender_timeout_jiffies();
 	unsigned int i;
 
 	for (i = 0; i < job->ndeps; i++) {
 		struct dma_fence *dep = job->deps[i];
+		long left = max_t(long, (long)(deadline - jiffies), 0);
 		long ret;
 
-		ret = dma_fence_wait_timeout(dep, false, timeout);
+		ret = dma_fence_wait_timeout(dep, false, left);
 		if (ret == 0)
 			return -ETIMEDOUT;
 		if (ret < 0)
@@ -449,15 +465,49 @@ static int vrender_job_wait_deps(struct vrender_job *job)
 	return 0;
 }
 
-static void vrender_job_put_bos(struct vrender_job *job)
+/*
+ * Spend the job's simulated time: job_latency_us plus its bytes at
+ * engine_speed, or forever if it was chosen to hang.  Sleeps without any
+ * lock held; gives up at the timeout, or at once when the device goes.
+ */
+static int vrender_job_stall(struct vrender_job *job)
 {
-	unsigned int i;
+	struct vrender_device *vr = job->vr;
+	u64 timeout_ns = (u64)max(1U, READ_ONCE(vrender_job_timeout_ms)) *
+			 NSEC_PER_MSEC;
+	u64 speed = READ_ONCE(vrender_engine_speed);
+	u64 ns = (u64)READ_ONCE(vrender_job_latency_us) * NSEC_PER_USEC;
+	bool hang = job->hang;
+	bool too_long;
+	long ret;
 
-	for (i = 0; i < job->nbos; i++) {
-		if (job->bos[i].obj)
-			drm_gem_object_put(job->bos[i].obj);
-		job->bos[i].obj = NULL;
-	}
+	if (speed)
+		ns += mul_u64_u64_div_u64(job->bytes, NSEC_PER_SEC, speed);
+	if (!hang && !ns)
+		return 0;
+	too_long = hang || ns >= timeout_ns;
+
+	ret = wait_event_hrtimeout(vr->cancel_wq, READ_ONCE(vr->dying),
+				   ns_to_ktime(too_long ? timeout_ns : ns));
+	if (!ret)
+		return -ECANCELED;
+	return too_long ? -ETIMEDOUT : 0;
+}
+
+/**
+ * vrender_engine_cancel() - cancel stalled jobs for good
+ * @vr: the device that goes away
+ *
+ * Jobs that sleep in their simulated time, now or later, give up with
+ * -ECANCELED; jobs whose commands already run complete.
+ *
+ * Context: Process context, at removal, before the engine's queue is
+ * destroyed.
+ */
+void vrender_engine_cancel(struct vrender_device *vr)
+{
+	WRITE_ONCE(vr->dying, true);
+	wake_up_all(&vr->cancel_wq);
 }
 
 static void vrender_job_free(struct vrender_job *job)
@@ -467,7 +517,9 @@ static void vrender_job_free(struct vrender_job *job)
 	for (i = 0; i < job->ndeps; i++)
 		dma_fence_put(job->deps[i]);
 	kvfree(job->deps);
-	vrender_job_put_bos(job);
+	for (i = 0; i < job->nbos; i++)
+		if (job->bos[i].obj)
+			drm_gem_object_put(job->bos[i].obj);
 	if (job->fence)
 		dma_fence_put(job->fence);
 	kfree(job->cmd_bo);
@@ -475,27 +527,51 @@ static void vrender_job_free(struct vrender_job *job)
 	kfree(job);
 }
 
+/*
+ * Drop the job's buffer references that are not the last ones, before its
+ * fence signals: whoever waited for the fence and then closes the buffer
+ * must see it go at once.  A last reference is dropped after signalling,
+ * as freeing a buffer may take locks that fence waiters hold.
+ */
+static void vrender_job_release_bos(struct vrender_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++) {
+		struct drm_gem_object *obj = job->bos[i].obj;
+
+		if (refcount_dec_not_one(&obj->refcount.refcount))
+			job->bos[i].obj = NULL;
+	}
+}
+
 static void vrender_job_run(struct work_struct *work)
 {
 	struct vrender_job *job = container_of(work, struct vrender_job, work);
 	struct vrender_device *vr = job->vr;
+	u32 *row = NULL;
 	bool cookie;
 	int ret;
 
 	ret = vrender_job_wait_deps(job);
 	if (!ret)
+		ret = vrender_job_stall(job);
+	if (!ret) {
+		row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*row),
+				    GFP_KERNEL);
+		if (!row)
+			ret = -ENOMEM;
+	}
+	if (!ret)
 		ret = vrender_job_map(job);
 	if (!ret) {
 		cookie = dma_fence_begin_signalling();
-		ret = vrender_job_execute(job);
+		vrender_job_execute(job, row);
 		dma_fence_end_signalling(cookie);
 	}
 	vrender_job_unmap(job);
-	/*
-	 * Let go of the buffers before signalling: whoever waits for the
-	 * fence then finds them released if this job held the last reference.
-	 */
-	vrender_job_put_bos(job);
+	kfree(row);
+	vrender_job_release_bos(job);
 
 	if (ret)
 		dma_fence_set_error(job->fence, ret);
@@ -627,6 +703,7 @@ static int vrender_check_cmd(struct vrender_job *job, struct drm_file *file,
 					c->src_x, c->src_y, c->width,
 					c->height))
 		return -EINVAL;
+	job->bytes += (u64)c->width * c->height * 4;
 	return 0;
 }
 
@@ -635,16 +712,20 @@ static int vrender_get_in_fences(struct vrender_job *job,
 				 struct drm_vrender_submit *args)
 {
 	u32 __user *handles = u64_to_user_ptr(args->in_syncobjs);
+	u64 __user *points = u64_to_user_ptr(args->in_points);
 	struct dma_fence *fence;
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < args->in_syncobj_count; i++) {
+		u64 point = 0;
 		u32 handle;
 
 		if (get_user(handle, handles + i))
 			return -EFAULT;
-		ret = drm_syncobj_find_fence(file, handle, 0, 0, &fence);
+		if (points && get_user(point, points + i))
+			return -EFAULT;
+		ret = drm_syncobj_find_fence(file, handle, point, 0, &fence);
 		if (ret)
 			return ret;
 		ret = vrender_add_dep(job, fence);
@@ -708,6 +789,8 @@ static int vrender_job_publish(struct vrender_job *job,
 	if (ret)
 		goto out_unlock_resv;
 
+	/* The next jobs submitted after a write to vrender_hang hang. */
+	job->hang = atomic_dec_if_positive(&vr->hang_jobs) >= 0;
 	__module_get(THIS_MODULE);
 	dma_fence_init(job->fence, &vrender_fence_ops, &vr->fence_lock,
 		       vr->fence_context, ++vr->seqno);
@@ -747,6 +830,7 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	struct drm_vrender_submit *args = data;
 	struct sync_file *sync_file = NULL;
 	struct drm_syncobj *out_syncobj = NULL;
+	struct dma_fence_chain *chain = NULL;
 	bool want_file = args->flags & VRENDER_SUBMIT_OUT_FENCE_FD;
 	struct dma_fence *fence;
 	struct vrender_job *job;
@@ -759,6 +843,8 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	if (!args->cmd_count || args->cmd_count > VRENDER_MAX_COMMANDS)
 		return -EINVAL;
 	if (args->in_syncobj_count > VRENDER_MAX_SYNCOBJS)
+		return -EINVAL;
+	if (args->out_point && !args->out_syncobj)
 		return -EINVAL;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
@@ -804,11 +890,20 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 		}
 	}
 
+	/* Everything that can fail happens before the job is published. */
+	if (args->out_point) {
+		chain = dma_fence_chain_alloc();
+		if (!chain) {
+			ret = -ENOMEM;
+			goto out_put_syncobj;
+		}
+	}
+
 	if (want_file) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
 		if (out_fd < 0) {
 			ret = out_fd;
-			goto out_put_syncobj;
+			goto out_free_chain;
 		}
 	}
 
@@ -831,10 +926,13 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	}
 
 	/* The job runs now and frees itself; we hold one fence reference. */
-	if (out_syncobj) {
+	if (chain)
+		drm_syncobj_add_point(out_syncobj, chain, fence,
+				      args->out_point);
+	else if (out_syncobj)
 		drm_syncobj_replace_fence(out_syncobj, fence);
+	if (out_syncobj)
 		drm_syncobj_put(out_syncobj);
-	}
 	args->seqno = fence->seqno;
 	args->out_fence_fd = out_fd;
 	if (sync_file)
@@ -849,6 +947,8 @@ out_put_fd:
 out_put_fd_unpublished:
 	if (out_fd >= 0)
 		put_unused_fd(out_fd);
+out_free_chain:
+	dma_fence_chain_free(chain);
 out_put_syncobj:
 	if (out_syncobj)
 		drm_syncobj_put(out_syncobj);

@@ -56,6 +56,12 @@ int vrender_ioctl_get_param(struct drm_device *dev, void *data,
 	case VRENDER_PARAM_MAX_SYNCOBJS:
 		args->value = VRENDER_MAX_SYNCOBJS;
 		break;
+	case VRENDER_PARAM_JOB_TIMEOUT_MS:
+		args->value = max(1U, READ_ONCE(vrender_job_timeout_ms));
+		break;
+	case VRENDER_PARAM_TIMELINES:
+		args->value = 1;
+		break;
 	default:
 		return -EINVAL;
 	}

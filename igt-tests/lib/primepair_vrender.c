@@ -4,10 +4,19 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
 
 #include <xf86drm.h>
 
@@ -190,4 +199,66 @@ uint32_t primepair_vrender_pattern_pixel(uint32_t x, uint32_t y,
 	uint32_t g = (y + 2 * frame) & 0xff;
 
 	return 0xff000000u | r << 16 | g << 8 | (check ? 0xff : 0);
+}
+
+static void write_number(const char *path, long long value)
+{
+	char buf[32];
+	int fd, len;
+
+	fd = open(path, O_WRONLY);
+	igt_require_f(fd >= 0, "cannot open %s: %s\n", path, strerror(errno));
+	len = snprintf(buf, sizeof(buf), "%lld\n", value);
+	igt_assert_eq(write(fd, buf, len), len);
+	close(fd);
+}
+
+void primepair_vrender_debugfs_write(int fd, const char *name,
+				     long long value)
+{
+	char path[128];
+	struct stat st;
+
+	igt_assert_eq(fstat(fd, &st), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/%s",
+		 minor(st.st_rdev), name);
+	write_number(path, value);
+}
+
+unsigned long long primepair_vrender_param(const char *name)
+{
+	unsigned long long value = 0;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/vrender/parameters/%s", name);
+	f = fopen(path, "r");
+	igt_assert_f(f, "cannot open %s: %s\n", path, strerror(errno));
+	igt_assert_eq(fscanf(f, "%llu", &value), 1);
+	fclose(f);
+	return value;
+}
+
+void primepair_vrender_set_param(const char *name, unsigned long long value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/vrender/parameters/%s", name);
+	write_number(path, value);
+}
+
+int primepair_sync_file_status(int fence_fd)
+{
+	struct sync_file_info info;
+
+	memset(&info, 0, sizeof(info));
+	igt_assert_eq(ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info), 0);
+	return info.status;
+}
+
+bool primepair_sync_file_wait(int fence_fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fence_fd, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms) == 1;
 }

@@ -61,4 +61,24 @@ uint32_t primepair_vrender_crc32(int fd, uint32_t handle, uint64_t size);
 uint32_t primepair_vrender_pattern_pixel(uint32_t x, uint32_t y,
 					 uint32_t frame);
 
+/*
+ * Write @value to the per-device debugfs file @name of the render node
+ * @fd (/sys/kernel/debug/dri/<minor>/@name); skips if it cannot be opened.
+ * "vrender_hang": the next @value jobs hang until the engine's timeout.
+ */
+void primepair_vrender_debugfs_write(int fd, const char *name,
+				     long long value);
+
+/*
+ * Read and set a vrender module parameter (/sys/module/vrender/parameters/
+ * @name); setting skips when not permitted.
+ */
+unsigned long long primepair_vrender_param(const char *name);
+void primepair_vrender_set_param(const char *name, unsigned long long value);
+
+/* sync_file status: 1 signalled, 0 active, -errno signalled with an error */
+int primepair_sync_file_status(int fence_fd);
+/* poll() a sync_file for up to @timeout_ms; true if it signalled */
+bool primepair_sync_file_wait(int fence_fd, int timeout_ms);
+
 #endif /* PRIMEPAIR_VRENDER_H */

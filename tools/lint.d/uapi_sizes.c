@@ -34,11 +34,13 @@ OFF(drm_vrender_cmd, dst_offset, 16);
 OFF(drm_vrender_cmd, src_offset, 24);
 OFF(drm_vrender_cmd, dst_pitch, 32);
 OFF(drm_vrender_cmd, value, 64);
-SIZE(drm_vrender_submit, 48);
+SIZE(drm_vrender_submit, 64);
 OFF(drm_vrender_submit, in_syncobjs, 8);
 OFF(drm_vrender_submit, cmd_count, 16);
 OFF(drm_vrender_submit, in_fence_fd, 32);
 OFF(drm_vrender_submit, seqno, 40);
+OFF(drm_vrender_submit, in_points, 48);
+OFF(drm_vrender_submit, out_point, 56);
 SIZE(drm_vrender_bo_wait, 16);
 OFF(drm_vrender_bo_wait, timeout_ns, 8);
 

@@ -24,6 +24,12 @@ extern "C" {
  * Every struct is made of fixed-width fields with explicit padding; every
  * flags and pad field must be zero, or the ioctl fails with -EINVAL.
  * Structs only ever grow at the end.
+ *
+ * Errors common to every ioctl: -EINVAL for a bad value in a field (as
+ * each struct documents), -ENOENT for a GEM handle or syncobj that this
+ * fd does not hold (handles are per open file; another process's handles
+ * are unknown here), -EFAULT when the ioctl argument or a user pointer
+ * inside it cannot be read or written.
  */
 
 #define DRM_VRENDER_GET_PARAM		0x00
@@ -43,6 +49,8 @@ extern "C" {
 #define VRENDER_PARAM_SEGMENT_BOUNDARY	7	/* mask */
 #define VRENDER_PARAM_CONTIGUOUS	8	/* 1: one segment per mapping */
 #define VRENDER_PARAM_MAX_SYNCOBJS	9	/* in-syncobjs per SUBMIT */
+#define VRENDER_PARAM_JOB_TIMEOUT_MS	10	/* a job's limit to wait, and to run */
+#define VRENDER_PARAM_TIMELINES		11	/* 1: SUBMIT takes timeline points */
 
 /**
  * struct drm_vrender_get_param - query a device property
@@ -58,8 +66,8 @@ struct drm_vrender_get_param {
 
 /**
  * struct drm_vrender_bo_create - create a buffer object
- * @size: size in bytes, non-zero, at most VRENDER_PARAM_MAX_BO_SIZE;
- *	rounded up to whole pages
+ * @size: size in bytes, non-zero (-EINVAL), at most
+ *	VRENDER_PARAM_MAX_BO_SIZE (-E2BIG); rounded up to whole pages
  * @flags: must be zero
  * @handle: returned GEM handle
  *
@@ -109,7 +117,7 @@ struct drm_vrender_segment {
  *	mapping (0 if never mapped, or if the exporter does not tell)
  * @segs_ptr: user pointer to an array of &struct drm_vrender_segment, or 0
  * @segs_count: capacity of @segs_ptr; min(@nsegs, @segs_count) entries
- *	are written
+ *	are written; non-zero with a zero @segs_ptr fails with -EINVAL
  * @pad: must be zero
  */
 struct drm_vrender_bo_info {
@@ -195,11 +203,33 @@ struct drm_vrender_cmd {
  * @out_fence_fd: returned sync_file of the job, with
  *	VRENDER_SUBMIT_OUT_FENCE_FD (set to -1 otherwise)
  * @seqno: returned sequence number of the job's fence
+ * @in_points: user pointer to an array of __u64 timeline points, one per
+ *	@in_syncobjs entry (0 for a binary syncobj), or 0 if all are binary;
+ *	a point that has no fence yet, or a point on a binary syncobj, fails
+ *	with -EINVAL
+ * @out_point: timeline point of @out_syncobj that receives the job's
+ *	fence, or 0 to replace its fence (binary syncobj); non-zero without
+ *	@out_syncobj fails with -EINVAL
  *
  * The job also waits, implicitly, for the fences in the reservation
  * objects of its buffers: for buffers it writes, all of them; for buffers
  * it only reads, the writers.  Its own fence is added as a writer of the
  * destinations and a reader of the sources.
+ *
+ * Errors of the ioctl: -EINVAL for unknown @flags bits, a @cmd_count of 0
+ * or above the limit, too many in-syncobjs, a bad command (see
+ * &struct drm_vrender_cmd) or an @in_fence_fd that is not a sync_file;
+ * -ENOENT for an unknown buffer or syncobj handle; -EFAULT when @cmds or
+ * @in_syncobjs cannot be read.
+ *
+ * Errors of the job, reported by its fence (sync_file status, or
+ * drmSyncobjExportSyncFile then SYNC_IOC_FILE_INFO): -ETIMEDOUT when its
+ * dependencies did not signal within the module's job_timeout_ms
+ * (VRENDER_PARAM_JOB_TIMEOUT_MS), or when it would run longer than that (a
+ * hang injected through debugfs vrender_hang, or a simulated engine too
+ * slow for it); -ECANCELED when the device went away.  A job that fails leaves its destinations as
+ * they were.  A dependency that failed does not fail the job: it runs on
+ * the contents the failed job left.
  */
 struct drm_vrender_submit {
 	__u64 cmds;
@@ -211,6 +241,8 @@ struct drm_vrender_submit {
 	__s32 in_fence_fd;
 	__s32 out_fence_fd;
 	__u64 seqno;
+	__u64 in_points;
+	__u64 out_point;
 };
 
 /**
