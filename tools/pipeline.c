@@ -12,7 +12,10 @@
  * from vrender and vdisplay imports them.
  *
  *   pipeline [--frames N] [--buffers N] [--explicit] [--reverse]
- *            [--width W --height H] [--capture DIR [--every N]]
+ *            [--camera] [--width W --height H] [--capture DIR [--every N]]
+ *
+ * With --camera the frames come from vivid, the kernel's virtual camera,
+ * capturing with V4L2_MEMORY_DMABUF straight into the scanout buffers.
  *
  * Prints frames shown, vblanks missed, render-done to flip-done latency
  * (median, p99) and the zero-copy proof: the pages vrender's engine used
@@ -37,6 +40,7 @@
 #include <drm_fourcc.h>
 #include <png.h>
 #include <linux/sync_file.h>
+#include <linux/videodev2.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
@@ -51,6 +55,7 @@ struct buffer {
 	uint32_t render_handle;		/* handle on vrender */
 	uint32_t fb;
 	int busy;			/* queued or on screen */
+	int dmabuf;			/* exported fd, kept for the camera */
 };
 
 struct pipeline {
@@ -58,7 +63,9 @@ struct pipeline {
 	uint32_t width, height, pitch;
 	uint64_t size;
 	int nbuf;
-	bool explicit_sync, reverse;
+	bool explicit_sync, reverse, camera;
+	int video;			/* vivid capture node */
+	int64_t capture_ns[MAX_BUFFERS];
 	struct buffer buf[MAX_BUFFERS];
 
 	uint32_t crtc, conn, plane, mode_blob;
@@ -282,9 +289,16 @@ static void alloc_buffers(struct pipeline *p)
 							      &p->pitch, &p->size), 0);
 			igt_assert_eq(drmPrimeHandleToFD(p->display,
 							 b->display_handle,
-							 DRM_CLOEXEC, &fd), 0);
-			igt_assert_eq(drmPrimeFDToHandle(p->render, fd,
-							 &b->render_handle), 0);
+							 DRM_CLOEXEC | DRM_RDWR,
+							 &fd), 0);
+			if (p->camera) {
+				b->dmabuf = fd;
+				fd = -1;
+			} else {
+				igt_assert_eq(drmPrimeFDToHandle(p->render, fd,
+								 &b->render_handle),
+					      0);
+			}
 		} else {
 			p->pitch = p->width * 4;
 			p->size = (uint64_t)p->pitch * p->height;
@@ -296,7 +310,8 @@ static void alloc_buffers(struct pipeline *p)
 			igt_assert_eq(drmPrimeFDToHandle(p->display, fd,
 							 &b->display_handle), 0);
 		}
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		handles[0] = b->display_handle;
 		pitches[0] = p->pitch;
 		igt_assert_eq(drmModeAddFB2(p->display, p->width, p->height,
@@ -406,10 +421,15 @@ static void flip_done(int fd, unsigned int seq, unsigned int sec,
 	p->shown = p->pending;
 	p->pending = -1;
 	finish_capture(p);
-	/* the job signalled before the flip could complete: no wait here */
-	p->latency[p->nlatency++] = t - fence_time(p->fence[b]);
-	close(p->fence[b]);
-	p->fence[b] = -1;
+	if (p->camera) {
+		/* from the camera's capture timestamp */
+		p->latency[p->nlatency++] = t - p->capture_ns[b];
+	} else {
+		/* the job signalled before the flip completed: no wait here */
+		p->latency[p->nlatency++] = t - fence_time(p->fence[b]);
+		close(p->fence[b]);
+		p->fence[b] = -1;
+	}
 	p->shown_frames++;
 }
 
@@ -418,6 +438,114 @@ static int cmp64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static int vioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && errno == EINTR);
+	return ret ? -errno : 0;
+}
+
+static void camera_open(struct pipeline *p)
+{
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_requestbuffers req = {
+		.count = p->nbuf,
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_DMABUF,
+	};
+
+	p->video = -1;
+	for (int i = 0; i < 64 && p->video < 0; i++) {
+		struct v4l2_capability cap = { 0 };
+		char path[32];
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/video%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!vioctl(fd, VIDIOC_QUERYCAP, &cap) &&
+		    !strcmp((char *)cap.driver, "vivid") &&
+		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE))
+			p->video = fd;
+		else
+			close(fd);
+	}
+	igt_require_f(p->video >= 0, "no vivid capture node (modprobe vivid)\n");
+
+	fmt.fmt.pix.width = p->width;
+	fmt.fmt.pix.height = p->height;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_XBGR32;	/* DRM XRGB8888 */
+	fmt.fmt.pix.field = V4L2_FIELD_NONE;
+	igt_assert_eq(vioctl(p->video, VIDIOC_S_FMT, &fmt), 0);
+	igt_assert_eq_u32(fmt.fmt.pix.width, p->width);
+	igt_assert_eq_u32(fmt.fmt.pix.height, p->height);
+	igt_assert_eq_u32(fmt.fmt.pix.bytesperline, p->pitch);
+	igt_assert_eq(vioctl(p->video, VIDIOC_REQBUFS, &req), 0);
+	igt_assert_eq_u32(req.count, p->nbuf);
+}
+
+static void camera_queue(struct pipeline *p, int b)
+{
+	struct v4l2_buffer buf = {
+		.index = b,
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_DMABUF,
+		.length = p->size,
+	};
+
+	buf.m.fd = p->buf[b].dmabuf;
+	igt_assert_eq(vioctl(p->video, VIDIOC_QBUF, &buf), 0);
+	p->buf[b].busy = 1;
+}
+
+/* The next captured frame: its buffer, its capture time */
+static int camera_dequeue(struct pipeline *p)
+{
+	struct v4l2_buffer buf = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_DMABUF,
+	};
+	struct pollfd pfd = { .fd = p->video, .events = POLLIN };
+
+	igt_assert_eq(poll(&pfd, 1, 10000), 1);
+	igt_assert_eq(vioctl(p->video, VIDIOC_DQBUF, &buf), 0);
+	/* vivid's own timestamps follow its virtual clock: take ours */
+	p->capture_ns[buf.index] = primepair_now_ns();
+	return buf.index;
+}
+
+/*
+ * Every scanout buffer is in the camera's hands, attached (dma-contig
+ * allocator) or vmapped (vmalloc allocator); no other buffer exists.
+ */
+static void camera_zero_copy_proof(struct pipeline *p)
+{
+	char line[512];
+	FILE *f = fopen("/sys/kernel/debug/primebuf/buffers", "r");
+	int own = 0, attached = 0;
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int att, maps, vmaps;
+
+		if (line[0] == '#' || strstr(line, " import ") ||
+		    sscanf(line, "%*u %*u %*s %*s %u %u %u", &att, &maps,
+			   &vmaps) != 3)
+			continue;
+		own++;
+		attached += att > 0 || vmaps > 0;
+	}
+	fclose(f);
+	printf("zero-copy: %d buffers exist, vivid holds %d/%d scanout buffers (attached or vmapped)\n",
+	       own, attached, p->nbuf);
+	igt_assert_eq(own, p->nbuf);
+	igt_assert_eq(attached, p->nbuf);
 }
 
 /* Compare primebuf's listing with what vrender mapped */
@@ -468,6 +596,7 @@ static const struct option pipeline_opts[] = {
 	{ "explicit", no_argument, NULL, 'e' },
 	{ "reverse", no_argument, NULL, 'r' },
 	{ "capture", required_argument, NULL, 'c' },
+	{ "camera", no_argument, NULL, 'v' },
 	{ "every", required_argument, NULL, 'n' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -478,12 +607,13 @@ static const char pipeline_help[] =
 	"  --width W --height H   mode to use (default 640x480)\n"
 	"  --explicit       pass vrender's fence as IN_FENCE_FD\n"
 	"  --reverse        buffers from vrender, imported by vdisplay\n"
+	"  --camera         frames from vivid (V4L2 DMABUF import)\n"
 	"  --capture DIR    save frames written back by vdisplay as PNG\n"
 	"  --every N        capture every N-th frame (default 30)\n";
 
 static struct pipeline pl = {
 	.width = 640, .height = 480, .nbuf = 3, .pending = -1, .shown = -1,
-	.capture_every = 30,
+	.capture_every = 30, .wb_fence = -1,
 };
 static unsigned int frames = 120;
 
@@ -499,6 +629,7 @@ static int pipeline_opt(int opt, int opt_index, void *data)
 	case 'e': p->explicit_sync = true; break;
 	case 'r': p->reverse = true; break;
 	case 'c': p->capture_dir = optarg; break;
+	case 'v': p->camera = true; break;
 	case 'n': p->capture_every = atoi(optarg); break;
 	default: return IGT_OPT_HANDLER_ERROR;
 	}
@@ -528,9 +659,20 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	the_pipeline = p;
 
 	/* first frame: modeset, blocking */
-	fence = render_frame(p, 0);
-	p->fence[0] = fence;
-	commit(p, 0, fence, true);
+	if (p->camera) {
+		enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+
+		camera_open(p);
+		for (int i = 0; i < p->nbuf; i++)
+			camera_queue(p, i);
+		igt_assert_eq(vioctl(p->video, VIDIOC_STREAMON, &type), 0);
+		next = camera_dequeue(p);
+		commit(p, next, -1, true);
+	} else {
+		fence = render_frame(p, 0);
+		p->fence[0] = fence;
+		commit(p, 0, fence, true);
+	}
 	t0 = primepair_now_ns();
 
 	while (p->shown_frames < frames) {
@@ -540,6 +682,17 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		igt_assert_eq(drmHandleEvent(p->display, &ev), 0);
 		if (p->shown_frames >= frames)
 			break;
+
+		if (p->camera) {
+			/* give the camera back what left the screen */
+			for (int i = 0; i < p->nbuf; i++)
+				if (!p->buf[i].busy)
+					camera_queue(p, i);
+			p->frame++;
+			next = camera_dequeue(p);
+			commit(p, next, -1, false);
+			continue;
+		}
 
 		/* next free buffer in turn: render into it, flip right away */
 		next = p->shown;
@@ -555,6 +708,7 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 
 	qsort(p->latency, p->nlatency, sizeof(*p->latency), cmp64);
 	printf("pipeline: %s, %s sync, %dx%d@%d, %d buffers\n",
+	       p->camera ? "vivid camera -> vdisplay buffers" :
 	       p->reverse ? "vrender buffers -> vdisplay" :
 			    "vdisplay buffers -> vrender",
 	       p->explicit_sync ? "explicit (IN_FENCE_FD)" : "implicit (dma_resv)",
@@ -562,12 +716,28 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	printf("frames shown: %u in %.2f s (%.1f fps), vblanks missed: %u\n",
 	       p->shown_frames, (primepair_now_ns() - t0) / 1e9,
 	       p->shown_frames * 1e9 / (primepair_now_ns() - t0), p->missed);
-	printf("render-done to flip-done: median %.2f ms, p99 %.2f ms\n",
+	printf("%s to flip-done: median %.2f ms, p99 %.2f ms\n",
+	       p->camera ? "capture" : "render-done",
 	       p->latency[p->nlatency / 2] / 1e6,
 	       p->latency[p->nlatency * 99 / 100] / 1e6);
 	if (p->capture_dir)
 		printf("captured %u frames to %s\n", p->captured, p->capture_dir);
-	zero_copy_proof(p);
+	if (p->camera) {
+		enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		struct v4l2_requestbuffers req = {
+			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			.memory = V4L2_MEMORY_DMABUF,
+		};
+
+		camera_zero_copy_proof(p);
+		igt_assert_eq(vioctl(p->video, VIDIOC_STREAMOFF, &type), 0);
+		igt_assert_eq(vioctl(p->video, VIDIOC_REQBUFS, &req), 0);
+		close(p->video);
+		for (int i = 0; i < p->nbuf; i++)
+			close(p->buf[i].dmabuf);
+	} else {
+		zero_copy_proof(p);
+	}
 
 	for (int i = 0; i < p->nbuf; i++) {
 		drmModeRmFB(p->display, p->buf[i].fb);
