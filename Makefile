@@ -30,12 +30,13 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
-	-I$(TOP)/igt-tests/lib -I$(TOP)/include/uapi/drm \
+	-I$(TOP)/igt-tests/lib -I$(TOP)/include/uapi/drm -I$(TOP)/lib/libvrender \
 	$(shell pkg-config --cflags libdrm)
 USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread
 
 IGT_LIB_SRC := $(wildcard igt-tests/lib/*.c)
-IGT_LIB_HDR := $(wildcard igt-tests/lib/*.h) include/uapi/drm/vrender_drm.h
+IGT_LIB_HDR := $(wildcard igt-tests/lib/*.h) include/uapi/drm/vrender_drm.h \
+	lib/libvrender/vrender.h
 TEST_SRC := $(wildcard igt-tests/tests/*.c)
 TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
@@ -107,6 +108,11 @@ install: userspace
 	-depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INSTALL_KVER)
 	install -D -m 0644 include/uapi/drm/vrender_drm.h \
 		$(DESTDIR)$(PREFIX)/include/libdrm/vrender_drm.h
+	install -D -m 0644 lib/libvrender/vrender.h \
+		$(DESTDIR)$(PREFIX)/include/libvrender/vrender.h
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed 's|@PREFIX@|$(PREFIX)|' lib/libvrender/vrender.pc.in \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/vrender.pc
 	install -D -m 0644 udev/60-primepair.rules \
 		$(DESTDIR)/etc/udev/rules.d/60-primepair.rules
 	install -d $(LIBEXEC)/tests
@@ -115,6 +121,8 @@ install: userspace
 
 uninstall:
 	rm -rf $(MODDIR) $(LIBEXEC)
+	rm -rf $(DESTDIR)$(PREFIX)/include/libvrender
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/vrender.pc
 	rm -f $(DESTDIR)$(PREFIX)/include/libdrm/vrender_drm.h \
 		$(DESTDIR)/etc/udev/rules.d/60-primepair.rules
 	-depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INSTALL_KVER)

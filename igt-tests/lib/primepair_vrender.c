@@ -22,21 +22,12 @@
 
 #include "igt.h"
 #include "primepair_vrender.h"
+#include "vrender.h"
 
-static int vrender_ioctl(int fd, unsigned long request, void *arg)
-{
-	return drmIoctl(fd, request, arg) ? -errno : 0;
-}
 
 int __primepair_vrender_get_param(int fd, uint32_t param, uint64_t *value)
 {
-	struct drm_vrender_get_param gp = { .param = param };
-	int ret;
-
-	ret = vrender_ioctl(fd, DRM_IOCTL_VRENDER_GET_PARAM, &gp);
-	if (!ret)
-		*value = gp.value;
-	return ret;
+	return vrender_get_param(fd, param, value);
 }
 
 uint64_t primepair_vrender_get_param(int fd, uint32_t param)
@@ -50,16 +41,7 @@ uint64_t primepair_vrender_get_param(int fd, uint32_t param)
 int __primepair_vrender_bo_create(int fd, uint64_t size, uint32_t flags,
 				  uint32_t *handle)
 {
-	struct drm_vrender_bo_create create = {
-		.size = size,
-		.flags = flags,
-	};
-	int ret;
-
-	ret = vrender_ioctl(fd, DRM_IOCTL_VRENDER_BO_CREATE, &create);
-	if (!ret)
-		*handle = create.handle;
-	return ret;
+	return vrender_bo_create(fd, size, flags, handle);
 }
 
 uint32_t primepair_vrender_bo_create(int fd, uint64_t size)
@@ -74,24 +56,20 @@ uint32_t primepair_vrender_bo_create(int fd, uint64_t size)
 void *primepair_vrender_bo_mmap(int fd, uint32_t handle, size_t size,
 				int prot)
 {
-	struct drm_vrender_bo_mmap_offset arg = { .handle = handle };
 	void *ptr;
 
-	igt_assert_eq(vrender_ioctl(fd, DRM_IOCTL_VRENDER_BO_MMAP_OFFSET,
-				    &arg), 0);
-	ptr = mmap(NULL, size, prot, MAP_SHARED, fd, arg.offset);
-	igt_assert(ptr != MAP_FAILED);
+	igt_assert_eq(vrender_bo_mmap(fd, handle, size, prot, &ptr), 0);
 	return ptr;
 }
 
 int __primepair_vrender_bo_info(int fd, struct drm_vrender_bo_info *info)
 {
-	return vrender_ioctl(fd, DRM_IOCTL_VRENDER_BO_INFO, info);
+	return vrender_bo_info(fd, info);
 }
 
 int __primepair_vrender_submit(int fd, struct drm_vrender_submit *submit)
 {
-	return vrender_ioctl(fd, DRM_IOCTL_VRENDER_SUBMIT, submit);
+	return vrender_submit(fd, submit);
 }
 
 uint64_t primepair_vrender_submit(int fd, const struct drm_vrender_cmd *cmds,
@@ -108,20 +86,12 @@ uint64_t primepair_vrender_submit(int fd, const struct drm_vrender_cmd *cmds,
 
 int64_t primepair_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return vrender_now_ns();
 }
 
 int __primepair_vrender_bo_wait(int fd, uint32_t handle, int64_t abs_ns)
 {
-	struct drm_vrender_bo_wait wait = {
-		.handle = handle,
-		.timeout_ns = abs_ns,
-	};
-
-	return vrender_ioctl(fd, DRM_IOCTL_VRENDER_BO_WAIT, &wait);
+	return vrender_bo_wait(fd, handle, abs_ns);
 }
 
 void primepair_vrender_bo_wait(int fd, uint32_t handle, int64_t timeout_ns)
