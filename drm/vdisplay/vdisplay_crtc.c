@@ -30,6 +30,12 @@ static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 	if (!drm_crtc_handle_vblank(&out->crtc))
 		drm_dbg_kms(out->crtc.dev, "vblank reported while off\n");
 
+	/* The blending itself is work for process context. */
+	spin_lock(&out->frame_lock);
+	out->frame_seq = drm_crtc_vblank_count(&out->crtc);
+	spin_unlock(&out->frame_lock);
+	queue_work(out->vd->composer_wq, &out->compose_work);
+
 	return HRTIMER_RESTART;
 }
 
@@ -79,6 +85,9 @@ static const struct drm_crtc_funcs vdisplay_crtc_funcs = {
 	.enable_vblank = vdisplay_enable_vblank,
 	.disable_vblank = vdisplay_disable_vblank,
 	.get_vblank_timestamp = vdisplay_get_vblank_timestamp,
+	.get_crc_sources = vdisplay_crc_sources,
+	.set_crc_source = vdisplay_crc_set_source,
+	.verify_crc_source = vdisplay_crc_verify_source,
 };
 
 static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
@@ -104,6 +113,8 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 					 struct drm_atomic_state *state)
 {
 	drm_crtc_vblank_off(crtc);
+	/* The timer is stopped; let a running composition finish. */
+	flush_work(&crtc_to_output(crtc)->compose_work);
 }
 
 /*
@@ -115,6 +126,8 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 				       struct drm_atomic_state *state)
 {
 	struct drm_pending_vblank_event *event = crtc->state->event;
+
+	vdisplay_composer_update(crtc_to_output(crtc));
 
 	if (!event)
 		return;
@@ -147,5 +160,8 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = vdisplay_vblank_fire;
+	spin_lock_init(&out->frame_lock);
+	mutex_init(&out->compose_lock);
+	INIT_WORK(&out->compose_work, vdisplay_compose_work);
 	return 0;
 }
