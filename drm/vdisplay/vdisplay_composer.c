@@ -201,8 +201,10 @@ void vdisplay_compose_work(struct work_struct *work)
 	}
 	mutex_unlock(&out->compose_lock);
 
-	if (wb_done)
+	if (wb_done) {
 		vdisplay_signal_writeback(out, 0);
+		drm_crtc_vblank_put(&out->crtc);
+	}
 	if (crc_enabled)
 		drm_crtc_add_crc_entry(&out->crtc, true, seq, &crc);
 }
@@ -229,7 +231,7 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
  * @out: the output whose CRTC is being flushed
  *
  * Builds the scene from the planes of the CRTC's current state, sorted by
- * normalized zpos, and arms a writeback job queued by the same commit.
+ * normalized zpos.
  *
  * Context: the commit's tail, from the CRTC's atomic_flush.
  */
@@ -238,7 +240,6 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 	struct drm_crtc_state *crtc_state = out->crtc.state;
 	struct vdisplay_layer *layers[VDISPLAY_MAX_LAYERS] = {};
 	struct vdisplay_frame *f = &out->frame;
-	bool cancel_wb = false;
 	struct drm_plane *plane;
 	unsigned int i, n;
 
@@ -264,17 +265,35 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 			f->layers[n++] = *layers[i];
 	f->nlayers = n;
 
-	if (out->wb_next.vaddr) {
-		out->wb_armed = out->wb_next;
-		memset(&out->wb_next, 0, sizeof(out->wb_next));
-	}
-	if (!f->active && out->wb_armed.vaddr) {
-		memset(&out->wb_armed, 0, sizeof(out->wb_armed));
-		cancel_wb = true;
-	}
+	mutex_unlock(&out->compose_lock);
+}
+
+/**
+ * vdisplay_composer_arm_writeback() - write the next frame into @target
+ * @out: the output whose writeback connector got a job
+ * @target: the job's framebuffer mapping, format and pitch
+ *
+ * The job must be queued already.  It holds a vblank reference, so that
+ * the timer runs until the frame is written; a job that cannot complete
+ * (CRTC off, vblank refused, another job armed) is signalled with an
+ * error at once.
+ *
+ * Context: the commit's tail, after the CRTC's flush.
+ */
+void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
+				     const struct vdisplay_wb_target *target)
+{
+	bool cancel = false;
+
+	mutex_lock(&out->compose_lock);
+	if (out->frame.active && !out->wb_armed.vaddr &&
+	    !drm_crtc_vblank_get(&out->crtc))
+		out->wb_armed = *target;
+	else
+		cancel = true;
 	mutex_unlock(&out->compose_lock);
 
-	if (cancel_wb)
+	if (cancel)
 		vdisplay_signal_writeback(out, -EIO);
 }
 

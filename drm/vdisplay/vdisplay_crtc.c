@@ -98,8 +98,11 @@ static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
 
 	/* An enabled CRTC scans out its primary plane. */
 	if (crtc_state->enable &&
-	    !(crtc_state->plane_mask & drm_plane_mask(crtc->primary)))
+	    !(crtc_state->plane_mask & drm_plane_mask(crtc->primary))) {
+		drm_dbg_atomic(crtc->dev, "[CRTC:%d] enabled without primary plane\n",
+			       crtc->base.id);
 		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -138,8 +138,17 @@ static int vdisplay_output_create(struct vdisplay_device *vd,
 	if (ret)
 		return ret;
 
-	if (vd->config.writeback)
-		return vdisplay_writeback_init(vd, out);
+	if (!vd->config.writeback)
+		return 0;
+
+	ret = vdisplay_writeback_init(vd, out);
+	if (ret)
+		return ret;
+
+	/* The writeback connector captures what the connector shows. */
+	out->encoder.possible_clones = drm_encoder_mask(&out->encoder) |
+				       drm_encoder_mask(&out->wb.encoder);
+	out->wb.encoder.possible_clones = out->encoder.possible_clones;
 	return 0;
 }
 

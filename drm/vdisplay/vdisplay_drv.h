@@ -131,10 +131,9 @@ struct vdisplay_frame {
  *	and by debugfs and read by the worker
  * @frame_seq: vblank sequence of the last vblank
  * @crc_enabled: CRC source "auto" is selected
- * @compose_lock: protects @frame, @wb_next, @wb_armed, @image and
- *	@image_size; taken by the commit (flush, writeback) and the worker
+ * @compose_lock: protects @frame, @wb_armed, @image and @image_size;
+ *	taken by the commit (flush, writeback) and the worker
  * @frame: scene of the last committed state
- * @wb_next: writeback target queued by the commit, armed at its flush
  * @wb_armed: writeback target to fill with the next composed frame
  * @image: the composed frame, XRGB8888, @frame.width x @frame.height
  * @image_size: bytes allocated at @image
@@ -159,7 +158,6 @@ struct vdisplay_output {
 
 	struct mutex compose_lock;	/* see the kernel-doc above */
 	struct vdisplay_frame frame;
-	struct vdisplay_wb_target wb_next;
 	struct vdisplay_wb_target wb_armed;
 	u32 *image;
 	size_t image_size;
@@ -230,6 +228,8 @@ int vdisplay_writeback_init(struct vdisplay_device *vd,
 /* Composer and CRC */
 void vdisplay_composer_update(struct vdisplay_output *out);
 void vdisplay_compose_work(struct work_struct *work);
+void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
+				     const struct vdisplay_wb_target *target);
 const char *const *vdisplay_crc_sources(struct drm_crtc *crtc, size_t *count);
 int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
 			       size_t *values_cnt);

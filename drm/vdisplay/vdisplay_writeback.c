@@ -15,6 +15,7 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_writeback.h>
 
@@ -47,12 +48,18 @@ static int vdisplay_wb_encoder_atomic_check(struct drm_encoder *encoder,
 	fb = conn_state->writeback_job->fb;
 
 	if (fb->width != crtc_state->mode.hdisplay ||
-	    fb->height != crtc_state->mode.vdisplay)
+	    fb->height != crtc_state->mode.vdisplay) {
+		drm_dbg_kms(encoder->dev, "writeback fb %ux%u, mode %ux%u\n",
+			    fb->width, fb->height, crtc_state->mode.hdisplay,
+			    crtc_state->mode.vdisplay);
 		return -EINVAL;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(vdisplay_wb_formats); i++)
 		if (fb->format->format == vdisplay_wb_formats[i])
 			return 0;
+	drm_dbg_kms(encoder->dev, "writeback fb format %p4cc not supported\n",
+		    &fb->format->format);
 	return -EINVAL;
 }
 
@@ -110,19 +117,22 @@ static void vdisplay_wb_atomic_commit(struct drm_connector *connector,
 	struct drm_writeback_connector *wb = drm_connector_to_writeback(connector);
 	struct vdisplay_output *out = wb_to_output(wb);
 	struct drm_writeback_job *job = conn_state->writeback_job;
+	struct vdisplay_wb_target target;
 	struct vdisplay_wb_map *m;
 
 	if (!job || !job->fb || !job->priv)
 		return;
 	m = job->priv;
+	target.vaddr = m->data[0].vaddr;
+	target.format = job->fb->format->format;
+	target.pitch = job->fb->pitches[0];
 
-	mutex_lock(&out->compose_lock);
-	out->wb_next.vaddr = m->data[0].vaddr;
-	out->wb_next.format = job->fb->format->format;
-	out->wb_next.pitch = job->fb->pitches[0];
-	mutex_unlock(&out->compose_lock);
-
+	/*
+	 * Writebacks are committed after the planes: the CRTC's flush has
+	 * handed this commit's scene to the composer already.
+	 */
 	drm_writeback_queue_job(wb, conn_state);
+	vdisplay_composer_arm_writeback(out, &target);
 }
 
 static const struct drm_connector_helper_funcs vdisplay_wb_connector_helper_funcs = {
