@@ -344,9 +344,12 @@ void pp_crc_get(struct pp_crc *c, uint64_t *frame, uint32_t *crc)
 	unsigned long long f;
 	unsigned int v;
 
-	/* One "0xFFFFFFFF 0xCCCCCCCC\n" line per frame, 22 bytes. */
-	n = read(c->data_fd, line, 22);
-	igt_assert_eq(n, 22);
+	/*
+	 * One "0xFFFFFFFF 0xCCCCCCCC\n" line per read, copied with its NUL;
+	 * a buffer shorter than that makes the read -EINVAL.
+	 */
+	n = read(c->data_fd, line, sizeof(line) - 1);
+	igt_assert_eq(n, 23);	/* LINE_LEN(1) of drm_debugfs_crc.c, NUL included */
 	line[n] = 0;
 	igt_assert_eq(sscanf(line, "%llx %x", &f, &v), 2);
 	*frame = f;
