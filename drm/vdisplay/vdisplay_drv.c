@@ -193,6 +193,7 @@ static int vdisplay_config_init(struct vdisplay_config *config)
 	config->writeback = writeback;
 	config->max_width = max_width;
 	config->max_height = max_height;
+	config->contiguous = contiguous;
 	return 0;
 }
 

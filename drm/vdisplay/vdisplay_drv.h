@@ -42,6 +42,7 @@
  * @writeback: whether each CRTC has a writeback connector
  * @max_width: widest mode on the connectors' mode lists
  * @max_height: tallest mode on the connectors' mode lists
+ * @contiguous: scan out only buffers in one contiguous DMA segment
  */
 struct vdisplay_config {
 	unsigned int outputs;
@@ -50,17 +51,21 @@ struct vdisplay_config {
 	bool writeback;
 	unsigned int max_width;
 	unsigned int max_height;
+	bool contiguous;
 };
 
 /**
- * struct vdisplay_plane_state - plane state with its framebuffer's vmap
+ * struct vdisplay_plane_state - plane state with its framebuffer's mappings
  * @base: the core state, embedded
+ * @sgt: DMA mapping of each GEM object for scanout, held from prepare_fb
+ *	to cleanup_fb as a display engine holds it while it scans out
  * @map: kernel mapping of each GEM object of the framebuffer, held from
  *	prepare_fb to cleanup_fb
  * @data: @map plus the framebuffer's offsets
  */
 struct vdisplay_plane_state {
 	struct drm_plane_state base;
+	struct sg_table *sgt[DRM_FORMAT_MAX_PLANES];
 	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
 	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
 };

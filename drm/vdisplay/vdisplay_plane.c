@@ -17,6 +17,9 @@
 #include <drm/drm_gem_atomic_helper.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_plane.h>
+#include <drm/drm_print.h>
+
+#include <primepair/primebuf.h>
 
 #include "vdisplay_drv.h"
 
@@ -124,7 +127,56 @@ static void vdisplay_plane_atomic_update(struct drm_plane *plane,
 	 */
 }
 
-/* Wait for the writers (implicit sync), then map the buffer for the CPU. */
+static void vdisplay_plane_dma_unmap(struct vdisplay_plane_state *vs)
+{
+	struct drm_framebuffer *fb = vs->base.fb;
+	unsigned int i;
+
+	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
+		if (!vs->sgt[i])
+			continue;
+		primebuf_bo_unmap(to_primebuf_bo(fb->obj[i]), vs->sgt[i],
+				  DMA_TO_DEVICE);
+		vs->sgt[i] = NULL;
+	}
+}
+
+/*
+ * Map each buffer for the display engine's DMA, as hardware scanout
+ * would: primebuf places or migrates the backing storage to suit our
+ * constraints here, and with contiguous=1 a buffer that still spans
+ * several segments cannot be scanned out.  This comes before the vmap,
+ * because primebuf migrates only buffers that nobody has mapped.
+ */
+static int vdisplay_plane_dma_map(struct vdisplay_device *vd,
+				  struct vdisplay_plane_state *vs)
+{
+	struct drm_framebuffer *fb = vs->base.fb;
+	struct sg_table *sgt;
+	unsigned int i;
+
+	for (i = 0; i < fb->format->num_planes; i++) {
+		struct drm_gem_object *obj = fb->obj[i];
+
+		if (!obj || !primebuf_is_primebuf_object(obj))
+			continue;
+		sgt = primebuf_bo_map(to_primebuf_bo(obj), DMA_TO_DEVICE);
+		if (IS_ERR(sgt)) {
+			vdisplay_plane_dma_unmap(vs);
+			return PTR_ERR(sgt);
+		}
+		vs->sgt[i] = sgt;
+		if (vd->config.contiguous && sgt->nents > 1) {
+			drm_dbg_kms(&vd->drm, "buffer in %u segments, contiguous only\n",
+				    sgt->nents);
+			vdisplay_plane_dma_unmap(vs);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Wait for the writers (implicit sync), then map the buffer. */
 static int vdisplay_plane_prepare_fb(struct drm_plane *plane,
 				     struct drm_plane_state *state)
 {
@@ -138,7 +190,14 @@ static int vdisplay_plane_prepare_fb(struct drm_plane *plane,
 	if (ret)
 		return ret;
 
-	return drm_gem_fb_vmap(state->fb, vs->map, vs->data);
+	ret = vdisplay_plane_dma_map(to_vdisplay(plane->dev), vs);
+	if (ret)
+		return ret;
+
+	ret = drm_gem_fb_vmap(state->fb, vs->map, vs->data);
+	if (ret)
+		vdisplay_plane_dma_unmap(vs);
+	return ret;
 }
 
 static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
@@ -152,6 +211,7 @@ static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
 	drm_gem_fb_vunmap(state->fb, vs->map);
 	memset(vs->map, 0, sizeof(vs->map));
 	memset(vs->data, 0, sizeof(vs->data));
+	vdisplay_plane_dma_unmap(vs);
 }
 
 static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {
