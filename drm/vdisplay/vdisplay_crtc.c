@@ -15,6 +15,12 @@
  * forwarded before the vblank is reported, so while the handler runs its
  * expiry already names the next frame and the current vblank lies one
  * period earlier.
+ *
+ * DRM core switches vblank off with its vblank_time_lock held, the lock
+ * drm_crtc_handle_vblank() takes here: disable_vblank therefore cannot
+ * wait for a running handler (hrtimer_cancel() would deadlock against
+ * it).  It clears @vblank_on and tries to cancel; a handler already
+ * running sees the flag, or the refused vblank, and does not restart.
  */
 static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 {
@@ -22,13 +28,16 @@ static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 						   vblank_timer);
 	u64 overruns;
 
+	if (!READ_ONCE(out->vblank_on))
+		return HRTIMER_NORESTART;
+
 	overruns = hrtimer_forward_now(timer, out->period);
 	if (overruns != 1)
 		drm_dbg_kms(out->crtc.dev, "vblank timer overran %llu frames\n",
 			    overruns - 1);
 
 	if (!drm_crtc_handle_vblank(&out->crtc))
-		drm_dbg_kms(out->crtc.dev, "vblank reported while off\n");
+		return HRTIMER_NORESTART;
 
 	/* The blending itself is work for process context. */
 	spin_lock(&out->frame_lock);
@@ -36,7 +45,7 @@ static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 	spin_unlock(&out->frame_lock);
 	queue_work(out->vd->composer_wq, &out->compose_work);
 
-	return HRTIMER_RESTART;
+	return READ_ONCE(out->vblank_on) ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 static int vdisplay_enable_vblank(struct drm_crtc *crtc)
@@ -47,13 +56,17 @@ static int vdisplay_enable_vblank(struct drm_crtc *crtc)
 
 	drm_calc_timestamping_constants(crtc, &crtc->mode);
 	out->period = ns_to_ktime(vblank->framedur_ns);
+	WRITE_ONCE(out->vblank_on, true);
 	hrtimer_start(&out->vblank_timer, out->period, HRTIMER_MODE_REL);
 	return 0;
 }
 
 static void vdisplay_disable_vblank(struct drm_crtc *crtc)
 {
-	hrtimer_cancel(&crtc_to_output(crtc)->vblank_timer);
+	struct vdisplay_output *out = crtc_to_output(crtc);
+
+	WRITE_ONCE(out->vblank_on, false);
+	hrtimer_try_to_cancel(&out->vblank_timer);
 }
 
 static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,

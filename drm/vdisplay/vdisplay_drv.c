@@ -291,7 +291,12 @@ static void __exit vdisplay_exit(void)
 
 	drm_dev_unplug(&vdisplay->drm);
 	drm_atomic_helper_shutdown(&vdisplay->drm);
-	/* Vblank is off everywhere: nothing queues composer work any more. */
+	/*
+	 * Vblank is off everywhere; wait for a timer handler that may still
+	 * run, then nothing queues composer work any more.
+	 */
+	for (i = 0; i < vdisplay->config.outputs; i++)
+		hrtimer_cancel(&vdisplay->outputs[i].vblank_timer);
 	destroy_workqueue(vdisplay->composer_wq);
 	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
 		vdisplay_composer_fini(&vdisplay->outputs[i]);

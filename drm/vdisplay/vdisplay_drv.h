@@ -130,6 +130,8 @@ struct vdisplay_frame {
  * @cursor: its cursor plane or NULL
  * @vblank_timer: fires once per frame while vblank is enabled
  * @period: frame time of the current mode
+ * @vblank_on: vblank is enabled; the timer stops at its next expiry once
+ *	this is false (written under DRM core's vblank_time_lock)
  * @connected: state the connector reports, set through debugfs
  * @compose_work: composes one frame, queued by the timer
  * @frame_lock: protects @frame_seq and @crc_enabled, written by the timer
@@ -154,6 +156,7 @@ struct vdisplay_output {
 	struct drm_plane *cursor;
 	struct hrtimer vblank_timer;
 	ktime_t period;
+	bool vblank_on;
 	bool connected;
 	struct work_struct compose_work;
 
