@@ -10,6 +10,7 @@
  * implementation that does).
  */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,56 @@ static void test_zpos(struct ctx *c)
 	pp_fb_destroy(c->kms.fd, &top);
 }
 
+/*
+ * Writeback into ARGB8888 (alpha written opaque) gives the same picture;
+ * a writeback framebuffer that is not the mode's size, or of a format the
+ * connector does not list, fails the atomic check with -EINVAL.
+ */
+static void test_writeback_formats(struct ctx *c)
+{
+	drmModeAtomicReqPtr req;
+	struct pp_fb argb, small, rgb565;
+	uint32_t x, y;
+
+	pp_fb_fill_random(&c->bg, 31);
+	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->bg), 0);
+	ref_clear(c);
+	pp_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
+		     0xffff, PP_BLEND_PREMULTI);
+
+	pp_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_ARGB8888, &argb);
+	pp_writeback_capture(&c->kms, c->o, &argb);
+	igt_assert_eq_u32(pp_compare(&argb, c->ref, 0), 0);
+	for (y = 0; y < c->h; y += 7)
+		for (x = 0; x < c->w; x += 5)
+			igt_assert_eq_u32(((uint32_t *)((uint8_t *)argb.map +
+					   y * argb.pitch))[x] >> 24, 0xff);
+
+	pp_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
+	pp_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_RGB565, &rgb565);
+	req = drmModeAtomicAlloc();
+	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	       "CRTC_ID", c->o->crtc_id);
+	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	       "WRITEBACK_FB_ID", small.fb_id);
+	igt_assert_eq(pp_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
+		      -EINVAL);
+	drmModeAtomicFree(req);
+	req = drmModeAtomicAlloc();
+	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	       "CRTC_ID", c->o->crtc_id);
+	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	       "WRITEBACK_FB_ID", rgb565.fb_id);
+	igt_assert_eq(pp_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
+		      -EINVAL);
+	drmModeAtomicFree(req);
+
+	pp_disable_all(&c->kms);
+	pp_fb_destroy(c->kms.fd, &rgb565);
+	pp_fb_destroy(c->kms.fd, &small);
+	pp_fb_destroy(c->kms.fd, &argb);
+}
+
 igt_main
 {
 	struct ctx c = {};
@@ -305,6 +356,10 @@ igt_main
 	igt_subtest("cursor-move") {
 		ctx_reset(&c);
 		test_cursor(&c);
+	}
+	igt_subtest("writeback-formats") {
+		ctx_reset(&c);
+		test_writeback_formats(&c);
 	}
 	igt_subtest("zpos") {
 		ctx_reset(&c);
