@@ -46,17 +46,23 @@ static void check_solid_halves(struct pp_kms *kms, struct pp_output *o,
 }
 
 /* Two FILLs, left and right half, by vrender into @handle */
-static void render_halves(int render, uint32_t handle, uint32_t pitch,
-			  uint32_t w, uint32_t h)
+static void render_colors(int render, uint32_t handle, uint32_t pitch,
+			  uint32_t w, uint32_t h, uint32_t left, uint32_t right)
 {
 	struct drm_vrender_cmd cmds[2] = {
-		primepair_vrender_fill(handle, 0, pitch, 0, 0, w / 2, h, FILL_A),
+		primepair_vrender_fill(handle, 0, pitch, 0, 0, w / 2, h, left),
 		primepair_vrender_fill(handle, 0, pitch, w / 2, 0, w - w / 2, h,
-				       FILL_B),
+				       right),
 	};
 
 	primepair_vrender_submit(render, cmds, 2);
 	primepair_vrender_bo_wait(render, handle, 5000000000ll);
+}
+
+static void render_halves(int render, uint32_t handle, uint32_t pitch,
+			  uint32_t w, uint32_t h)
+{
+	render_colors(render, handle, pitch, w, h, FILL_A, FILL_B);
 }
 
 static void test_export_fill(void)
@@ -83,8 +89,9 @@ static void test_export_fill(void)
 	check_solid_halves(&kms, o, FILL_A, FILL_B);
 
 	/* Render again while on screen: the next frame shows it. */
-	render_halves(render, imported, fb.pitch, fb.width, fb.height / 2);
-	check_solid_halves(&kms, o, FILL_A, FILL_B);
+	render_colors(render, imported, fb.pitch, fb.width, fb.height, FILL_B,
+		      FILL_A);
+	check_solid_halves(&kms, o, FILL_B, FILL_A);
 
 	pp_disable_all(&kms);
 	drmCloseBufferHandle(render, imported);
@@ -177,9 +184,9 @@ static void scanout_vrender(bool contiguous)
 	}
 
 	/* vrender still renders into it, now while it is scanned out */
-	render_halves(render, v.handle, v.pitch, kms.outputs[0].mode.hdisplay,
-		      kms.outputs[0].mode.vdisplay);
-	check_solid_halves(&kms, &kms.outputs[0], FILL_A, FILL_B);
+	render_colors(render, v.handle, v.pitch, kms.outputs[0].mode.hdisplay,
+		      kms.outputs[0].mode.vdisplay, FILL_B, FILL_A);
+	check_solid_halves(&kms, &kms.outputs[0], FILL_B, FILL_A);
 
 	pp_disable_all(&kms);
 	vrender_fb_destroy(&kms, render, &v);
