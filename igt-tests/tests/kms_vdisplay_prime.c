@@ -11,6 +11,7 @@
  */
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -195,10 +196,77 @@ static void scanout_vrender(bool contiguous)
 	primepair_assert_summary_zero();
 }
 
+/*
+ * Explicit sync: vrender's job fence (a sync_file) goes in as the
+ * primary's IN_FENCE_FD, the commit's CRTC OUT_FENCE_PTR comes back and
+ * signals when the frame is latched; the picture is the job's.
+ */
+static void test_fences(void)
+{
+	struct drm_vrender_cmd cmds[2];
+	struct drm_vrender_submit submit = {};
+	drmModeAtomicReqPtr req;
+	struct pp_output *o;
+	struct pollfd pfd = { .events = POLLIN };
+	struct pp_kms kms;
+	int32_t out_fence = -1;
+	uint32_t imported;
+	struct pp_fb fb;
+	int render, dmabuf;
+
+	pp_kms_open(&kms);
+	o = &kms.outputs[0];
+	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	pp_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+		     DRM_FORMAT_XRGB8888, &fb);
+	igt_assert_eq(pp_modeset(&kms, o, &fb), 0);
+
+	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle, DRM_CLOEXEC,
+					 &dmabuf), 0);
+	igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
+	close(dmabuf);
+
+	cmds[0] = primepair_vrender_fill(imported, 0, fb.pitch, 0, 0,
+					 fb.width / 2, fb.height, FILL_B);
+	cmds[1] = primepair_vrender_fill(imported, 0, fb.pitch, fb.width / 2,
+					 0, fb.width - fb.width / 2, fb.height,
+					 FILL_A);
+	submit.cmds = (uintptr_t)cmds;
+	submit.cmd_count = 2;
+	submit.flags = VRENDER_SUBMIT_OUT_FENCE_FD;
+	igt_assert_eq(__primepair_vrender_submit(render, &submit), 0);
+	igt_assert_lte(0, submit.out_fence_fd);
+
+	req = drmModeAtomicAlloc();
+	pp_add(kms.fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "FB_ID", fb.fb_id);
+	pp_add(kms.fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "IN_FENCE_FD",
+	       submit.out_fence_fd);
+	pp_add(kms.fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "OUT_FENCE_PTR",
+	       (uint64_t)(uintptr_t)&out_fence);
+	igt_assert_eq(pp_commit(kms.fd, req, DRM_MODE_ATOMIC_NONBLOCK), 0);
+	drmModeAtomicFree(req);
+	close(submit.out_fence_fd);
+
+	igt_assert_lte(0, out_fence);
+	pfd.fd = out_fence;
+	igt_assert_eq(poll(&pfd, 1, 5000), 1);
+	close(out_fence);
+	check_solid_halves(&kms, o, FILL_B, FILL_A);
+
+	pp_disable_all(&kms);
+	drmCloseBufferHandle(render, imported);
+	close(render);
+	pp_fb_destroy(kms.fd, &fb);
+	pp_kms_close(&kms);
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_subtest("dumb-export-vrender-fill")
 		test_export_fill();
+	igt_subtest("in-fence-out-fence")
+		test_fences();
 	igt_subtest("scanout-vrender-buffer")
 		scanout_vrender(false);
 	igt_subtest("contiguous-migrates-vrender-buffer") {
