@@ -7,10 +7,30 @@
  * that are primebuf objects shared with other devices through PRIME.
  */
 
+/**
+ * DOC: vdisplay buffers and who holds them
+ *
+ * A dumb buffer is a primebuf object; its GEM handle holds a reference.
+ * Exporting it creates one dma-buf, which holds a reference on the object
+ * for as long as the dma-buf file lives; vrender's import of that fd
+ * holds the dma-buf (and its attachment), so the object outlives the
+ * handle as long as vrender renders into it.  A framebuffer holds its GEM
+ * objects; a plane state holds its framebuffer; and from prepare_fb to
+ * cleanup_fb the plane state holds a DMA mapping and a vmap of each
+ * object, released when the state stops being current.  A buffer imported
+ * from vrender is the reverse: vdisplay's GEM object holds the dma-buf and
+ * its attachment, and the scanout's DMA mapping of that attachment is what
+ * makes primebuf move the pages to contiguous memory when vdisplay has
+ * contiguous=1.  The composer never holds a reference: it reads through
+ * the current plane states' vmaps under the output's compose_lock, and a
+ * commit replaces its scene before releasing the old states.
+ */
+
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 
+#include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_fourcc.h>
@@ -93,6 +113,30 @@ vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
 	return drm_gem_fb_create(dev, file, cmd);
 }
 
+/*
+ * The helpers' default tail waits for a vblank with a 100 ms timeout that
+ * WARNs, which a guest stalled by its host (TCG on a busy machine) runs
+ * into.  Waiting for the commit's flip_done instead is what the commit
+ * needs: the event goes out at the vblank that latches the new state, and
+ * the composer already reads the new scene from the flush on, so the old
+ * framebuffers can be released then.
+ */
+static void vdisplay_atomic_commit_tail(struct drm_atomic_state *state)
+{
+	struct drm_device *dev = state->dev;
+
+	drm_atomic_helper_commit_modeset_disables(dev, state);
+	drm_atomic_helper_commit_planes(dev, state, 0);
+	drm_atomic_helper_commit_modeset_enables(dev, state);
+	drm_atomic_helper_commit_hw_done(state);
+	drm_atomic_helper_wait_for_flip_done(dev, state);
+	drm_atomic_helper_cleanup_planes(dev, state);
+}
+
+static const struct drm_mode_config_helper_funcs vdisplay_mode_config_helpers = {
+	.atomic_commit_tail = vdisplay_atomic_commit_tail,
+};
+
 static const struct drm_mode_config_funcs vdisplay_mode_config_funcs = {
 	.fb_create = vdisplay_fb_create,
 	.atomic_check = drm_atomic_helper_check,
@@ -162,6 +206,7 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	if (ret)
 		return ret;
 	drm->mode_config.funcs = &vdisplay_mode_config_funcs;
+	drm->mode_config.helper_private = &vdisplay_mode_config_helpers;
 	drm->mode_config.min_width = VDISPLAY_MIN_SIZE;
 	drm->mode_config.min_height = VDISPLAY_MIN_SIZE;
 	drm->mode_config.max_width = 8192;
