@@ -15,6 +15,12 @@
  * forwarded before the vblank is reported, so while the handler runs its
  * expiry already names the next frame and the current vblank lies one
  * period earlier.
+ *
+ * DRM core switches vblank off with its vblank_time_lock held, the lock
+ * drm_crtc_handle_vblank() takes here: disable_vblank therefore cannot
+ * wait for a running handler (hrtimer_cancel() would deadlock against
+ * it).  It clears @vblank_on and tries to cancel; a handler already
+ * running sees the flag, or the refused vblank, and does not restart.
  */
 static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 {
@@ -22,15 +28,24 @@ static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 						   vblank_timer);
 	u64 overruns;
 
+	if (!READ_ONCE(out->vblank_on))
+		return HRTIMER_NORESTART;
+
 	overruns = hrtimer_forward_now(timer, out->period);
 	if (overruns != 1)
 		drm_dbg_kms(out->crtc.dev, "vblank timer overran %llu frames\n",
 			    overruns - 1);
 
 	if (!drm_crtc_handle_vblank(&out->crtc))
-		drm_dbg_kms(out->crtc.dev, "vblank reported while off\n");
+		return HRTIMER_NORESTART;
 
-	return HRTIMER_RESTART;
+	/* The blending itself is work for process context. */
+	spin_lock(&out->frame_lock);
+	out->frame_seq = drm_crtc_vblank_count(&out->crtc);
+	spin_unlock(&out->frame_lock);
+	queue_work(out->vd->composer_wq, &out->compose_work);
+
+	return READ_ONCE(out->vblank_on) ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 static int vdisplay_enable_vblank(struct drm_crtc *crtc)
@@ -41,13 +56,17 @@ static int vdisplay_enable_vblank(struct drm_crtc *crtc)
 
 	drm_calc_timestamping_constants(crtc, &crtc->mode);
 	out->period = ns_to_ktime(vblank->framedur_ns);
+	WRITE_ONCE(out->vblank_on, true);
 	hrtimer_start(&out->vblank_timer, out->period, HRTIMER_MODE_REL);
 	return 0;
 }
 
 static void vdisplay_disable_vblank(struct drm_crtc *crtc)
 {
-	hrtimer_cancel(&crtc_to_output(crtc)->vblank_timer);
+	struct vdisplay_output *out = crtc_to_output(crtc);
+
+	WRITE_ONCE(out->vblank_on, false);
+	hrtimer_try_to_cancel(&out->vblank_timer);
 }
 
 static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
@@ -79,6 +98,9 @@ static const struct drm_crtc_funcs vdisplay_crtc_funcs = {
 	.enable_vblank = vdisplay_enable_vblank,
 	.disable_vblank = vdisplay_disable_vblank,
 	.get_vblank_timestamp = vdisplay_get_vblank_timestamp,
+	.get_crc_sources = vdisplay_crc_sources,
+	.set_crc_source = vdisplay_crc_set_source,
+	.verify_crc_source = vdisplay_crc_verify_source,
 };
 
 static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
@@ -89,8 +111,11 @@ static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
 
 	/* An enabled CRTC scans out its primary plane. */
 	if (crtc_state->enable &&
-	    !(crtc_state->plane_mask & drm_plane_mask(crtc->primary)))
+	    !(crtc_state->plane_mask & drm_plane_mask(crtc->primary))) {
+		drm_dbg_atomic(crtc->dev, "[CRTC:%d] enabled without primary plane\n",
+			       crtc->base.id);
 		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -104,6 +129,8 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 					 struct drm_atomic_state *state)
 {
 	drm_crtc_vblank_off(crtc);
+	/* The timer is stopped; let a running composition finish. */
+	flush_work(&crtc_to_output(crtc)->compose_work);
 }
 
 /*
@@ -115,6 +142,8 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 				       struct drm_atomic_state *state)
 {
 	struct drm_pending_vblank_event *event = crtc->state->event;
+
+	vdisplay_composer_update(crtc_to_output(crtc));
 
 	if (!event)
 		return;
@@ -147,5 +176,8 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = vdisplay_vblank_fire;
+	spin_lock_init(&out->frame_lock);
+	mutex_init(&out->compose_lock);
+	INIT_WORK(&out->compose_work, vdisplay_compose_work);
 	return 0;
 }

@@ -7,12 +7,34 @@
  * that are primebuf objects shared with other devices through PRIME.
  */
 
+/**
+ * DOC: vdisplay buffers and who holds them
+ *
+ * A dumb buffer is a primebuf object; its GEM handle holds a reference.
+ * Exporting it creates one dma-buf, which holds a reference on the object
+ * for as long as the dma-buf file lives; vrender's import of that fd
+ * holds the dma-buf (and its attachment), so the object outlives the
+ * handle as long as vrender renders into it.  A framebuffer holds its GEM
+ * objects; a plane state holds its framebuffer; and from prepare_fb to
+ * cleanup_fb the plane state holds a DMA mapping and a vmap of each
+ * object, released when the state stops being current.  A buffer imported
+ * from vrender is the reverse: vdisplay's GEM object holds the dma-buf and
+ * its attachment, and the scanout's DMA mapping of that attachment is what
+ * makes primebuf move the pages to contiguous memory when vdisplay has
+ * contiguous=1.  The composer never holds a reference: it reads through
+ * the current plane states' vmaps under the output's compose_lock, and a
+ * commit replaces its scene before releasing the old states.
+ */
+
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 
+#include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_framebuffer_helper.h>
@@ -29,6 +51,30 @@ static bool contiguous;
 module_param(contiguous, bool, 0444);
 MODULE_PARM_DESC(contiguous,
 		 "Scan out only physically contiguous buffers, like a display controller without IOMMU (default false)");
+
+static unsigned int outputs = 1;
+module_param(outputs, uint, 0444);
+MODULE_PARM_DESC(outputs, "Number of CRTCs, each with its connector, 1 to 4 (default 1)");
+
+static bool cursor = true;
+module_param(cursor, bool, 0444);
+MODULE_PARM_DESC(cursor, "A cursor plane on each CRTC (default true)");
+
+static unsigned int overlays = 1;
+module_param(overlays, uint, 0444);
+MODULE_PARM_DESC(overlays, "Overlay planes per CRTC, 0 to 4 (default 1)");
+
+static bool writeback = true;
+module_param(writeback, bool, 0444);
+MODULE_PARM_DESC(writeback, "A writeback connector on each CRTC (default true)");
+
+static unsigned int max_width = 1920;
+module_param(max_width, uint, 0444);
+MODULE_PARM_DESC(max_width, "Widest mode the connectors offer (default 1920)");
+
+static unsigned int max_height = 1080;
+module_param(max_height, uint, 0444);
+MODULE_PARM_DESC(max_height, "Tallest mode the connectors offer (default 1080)");
 
 static struct vdisplay_device *vdisplay;
 
@@ -49,31 +95,84 @@ static const struct drm_driver vdisplay_driver = {
 	.minor = 0,
 };
 
+/*
+ * Every plane scans out the same formats, linear only.  Newer cores refuse
+ * other modifiers at ADDFB2 on their own; 6.1 does not, and a framebuffer
+ * accepted here would only fail at the modeset, too late for clients
+ * (kmscube) that try modifiers first and fall back on -EINVAL.
+ */
+static struct drm_framebuffer *
+vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
+		   const struct drm_mode_fb_cmd2 *cmd)
+{
+	if (!vdisplay_format_supported(cmd->pixel_format))
+		return ERR_PTR(-EINVAL);
+	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
+	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)
+		return ERR_PTR(-EINVAL);
+	return drm_gem_fb_create(dev, file, cmd);
+}
+
+/*
+ * The helpers' default tail waits for a vblank with a 100 ms timeout that
+ * WARNs, which a guest stalled by its host (TCG on a busy machine) runs
+ * into.  Waiting for the commit's flip_done instead is what the commit
+ * needs: the event goes out at the vblank that latches the new state, and
+ * the composer already reads the new scene from the flush on, so the old
+ * framebuffers can be released then.
+ */
+static void vdisplay_atomic_commit_tail(struct drm_atomic_state *state)
+{
+	struct drm_device *dev = state->dev;
+
+	drm_atomic_helper_commit_modeset_disables(dev, state);
+	drm_atomic_helper_commit_planes(dev, state, 0);
+	drm_atomic_helper_commit_modeset_enables(dev, state);
+	drm_atomic_helper_commit_hw_done(state);
+	drm_atomic_helper_wait_for_flip_done(dev, state);
+	drm_atomic_helper_cleanup_planes(dev, state);
+}
+
+static const struct drm_mode_config_helper_funcs vdisplay_mode_config_helpers = {
+	.atomic_commit_tail = vdisplay_atomic_commit_tail,
+};
+
 static const struct drm_mode_config_funcs vdisplay_mode_config_funcs = {
-	.fb_create = drm_gem_fb_create,
+	.fb_create = vdisplay_fb_create,
 	.atomic_check = drm_atomic_helper_check,
 	.atomic_commit = drm_atomic_helper_commit,
 };
 
-static int vdisplay_modeset_init(struct vdisplay_device *vd)
+static int vdisplay_output_create(struct vdisplay_device *vd,
+				  unsigned int index)
 {
-	struct drm_device *drm = &vd->drm;
-	struct vdisplay_output *out = &vd->output;
+	struct vdisplay_output *out = &vd->outputs[index];
+	unsigned int i, zpos = 0;
+	struct drm_plane *plane;
 	int ret;
 
-	ret = drmm_mode_config_init(drm);
-	if (ret)
-		return ret;
-	drm->mode_config.funcs = &vdisplay_mode_config_funcs;
-	drm->mode_config.min_width = VDISPLAY_MIN_SIZE;
-	drm->mode_config.min_height = VDISPLAY_MIN_SIZE;
-	drm->mode_config.max_width = 8192;
-	drm->mode_config.max_height = 8192;
-	drm->mode_config.preferred_depth = 24;
+	out->vd = vd;
+	out->index = index;
 
-	out->primary = vdisplay_plane_create(vd, DRM_PLANE_TYPE_PRIMARY);
+	out->primary = vdisplay_plane_create(vd, index, DRM_PLANE_TYPE_PRIMARY,
+					     zpos++);
 	if (IS_ERR(out->primary))
 		return PTR_ERR(out->primary);
+
+	for (i = 0; i < vd->config.overlays; i++) {
+		plane = vdisplay_plane_create(vd, index,
+					      DRM_PLANE_TYPE_OVERLAY, zpos++);
+		if (IS_ERR(plane))
+			return PTR_ERR(plane);
+	}
+
+	if (vd->config.cursor) {
+		out->cursor = vdisplay_plane_create(vd, index,
+						    DRM_PLANE_TYPE_CURSOR,
+						    zpos);
+		if (IS_ERR(out->cursor))
+			return PTR_ERR(out->cursor);
+	}
 
 	ret = vdisplay_crtc_init(vd, out);
 	if (ret)
@@ -83,7 +182,63 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	if (ret)
 		return ret;
 
+	if (!vd->config.writeback)
+		return 0;
+
+	ret = vdisplay_writeback_init(vd, out);
+	if (ret)
+		return ret;
+
+	/* The writeback connector captures what the connector shows. */
+	out->encoder.possible_clones = drm_encoder_mask(&out->encoder) |
+				       drm_encoder_mask(&out->wb.encoder);
+	out->wb.encoder.possible_clones = out->encoder.possible_clones;
+	return 0;
+}
+
+static int vdisplay_modeset_init(struct vdisplay_device *vd)
+{
+	struct drm_device *drm = &vd->drm;
+	unsigned int i;
+	int ret;
+
+	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	drm->mode_config.funcs = &vdisplay_mode_config_funcs;
+	drm->mode_config.helper_private = &vdisplay_mode_config_helpers;
+	drm->mode_config.min_width = VDISPLAY_MIN_SIZE;
+	drm->mode_config.min_height = VDISPLAY_MIN_SIZE;
+	drm->mode_config.max_width = 8192;
+	drm->mode_config.max_height = 8192;
+	drm->mode_config.preferred_depth = 24;
+	drm->mode_config.normalize_zpos = true;
+
+	for (i = 0; i < vd->config.outputs; i++) {
+		ret = vdisplay_output_create(vd, i);
+		if (ret)
+			return ret;
+	}
+
 	drm_mode_config_reset(drm);
+	return 0;
+}
+
+static int vdisplay_config_init(struct vdisplay_config *config)
+{
+	if (outputs < 1 || outputs > VDISPLAY_MAX_OUTPUTS ||
+	    overlays > VDISPLAY_MAX_OVERLAYS ||
+	    max_width < VDISPLAY_MIN_SIZE || max_width > 8192 ||
+	    max_height < VDISPLAY_MIN_SIZE || max_height > 8192)
+		return -EINVAL;
+
+	config->outputs = outputs;
+	config->overlays = overlays;
+	config->cursor = cursor;
+	config->writeback = writeback;
+	config->max_width = max_width;
+	config->max_height = max_height;
+	config->contiguous = contiguous;
 	return 0;
 }
 
@@ -105,9 +260,17 @@ static int vdisplay_constraints_init(struct device *dev)
 
 static int __init vdisplay_init(void)
 {
+	struct vdisplay_config config;
 	struct platform_device *pdev;
 	struct vdisplay_device *vd;
+	unsigned int i;
 	int ret;
+
+	ret = vdisplay_config_init(&config);
+	if (ret) {
+		pr_err("vdisplay: module parameter out of range\n");
+		return ret;
+	}
 
 	pdev = platform_device_register_simple(VDISPLAY_DRIVER_NAME, -1,
 					       NULL, 0);
@@ -126,16 +289,23 @@ static int __init vdisplay_init(void)
 		goto out_release_group;
 	}
 	vd->pdev = pdev;
+	vd->config = config;
+
+	vd->composer_wq = alloc_ordered_workqueue("vdisplay_composer", 0);
+	if (!vd->composer_wq) {
+		ret = -ENOMEM;
+		goto out_release_group;
+	}
 
 	ret = vdisplay_constraints_init(&pdev->dev);
 	if (ret)
-		goto out_release_group;
+		goto out_destroy_wq;
 
 	ret = vdisplay_modeset_init(vd);
 	if (ret)
 		goto out_unregister_constraints;
 
-	ret = drm_vblank_init(&vd->drm, 1);
+	ret = drm_vblank_init(&vd->drm, config.outputs);
 	if (ret)
 		goto out_unregister_constraints;
 
@@ -148,6 +318,10 @@ static int __init vdisplay_init(void)
 
 out_unregister_constraints:
 	primebuf_unregister_device(&pdev->dev);
+out_destroy_wq:
+	destroy_workqueue(vd->composer_wq);
+	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
+		vdisplay_composer_fini(&vd->outputs[i]);
 out_release_group:
 	devres_release_group(&pdev->dev, NULL);
 out_unregister_pdev:
@@ -158,9 +332,19 @@ out_unregister_pdev:
 static void __exit vdisplay_exit(void)
 {
 	struct platform_device *pdev = vdisplay->pdev;
+	unsigned int i;
 
 	drm_dev_unplug(&vdisplay->drm);
 	drm_atomic_helper_shutdown(&vdisplay->drm);
+	/*
+	 * Vblank is off everywhere; wait for a timer handler that may still
+	 * run, then nothing queues composer work any more.
+	 */
+	for (i = 0; i < vdisplay->config.outputs; i++)
+		hrtimer_cancel(&vdisplay->outputs[i].vblank_timer);
+	destroy_workqueue(vdisplay->composer_wq);
+	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
+		vdisplay_composer_fini(&vdisplay->outputs[i]);
 	primebuf_unregister_device(&pdev->dev);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);

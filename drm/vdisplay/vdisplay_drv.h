@@ -6,51 +6,185 @@
 #define _VDISPLAY_DRV_H_
 
 #include <linux/hrtimer.h>
+#include <linux/iosys-map.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_connector.h>
 #include <drm/drm_crtc.h>
 #include <drm/drm_device.h>
 #include <drm/drm_encoder.h>
+#include <drm/drm_fourcc.h>
 #include <drm/drm_plane.h>
+#include <drm/drm_rect.h>
+#include <drm/drm_writeback.h>
 
 #define VDISPLAY_DRIVER_NAME	"vdisplay"
 
-/* Smallest and default largest mode, and the preferred one */
+/* Smallest mode and the preferred one */
 #define VDISPLAY_MIN_SIZE	32
-#define VDISPLAY_MAX_WIDTH	1920
-#define VDISPLAY_MAX_HEIGHT	1080
 #define VDISPLAY_PREF_WIDTH	1024
 #define VDISPLAY_PREF_HEIGHT	768
 
+/* Limits of the module parameters */
+#define VDISPLAY_MAX_OUTPUTS	4
+#define VDISPLAY_MAX_OVERLAYS	4
+/* primary, overlays and cursor of one CRTC */
+#define VDISPLAY_MAX_LAYERS	(VDISPLAY_MAX_OVERLAYS + 2)
+
 /**
- * struct vdisplay_output - one CRTC with its encoder and connector
+ * struct vdisplay_config - the module parameters, checked at load
+ * @outputs: number of CRTCs, each with an encoder and a connector
+ * @overlays: overlay planes per CRTC
+ * @cursor: whether each CRTC has a cursor plane
+ * @writeback: whether each CRTC has a writeback connector
+ * @max_width: widest mode on the connectors' mode lists
+ * @max_height: tallest mode on the connectors' mode lists
+ * @contiguous: scan out only buffers in one contiguous DMA segment
+ */
+struct vdisplay_config {
+	unsigned int outputs;
+	unsigned int overlays;
+	bool cursor;
+	bool writeback;
+	unsigned int max_width;
+	unsigned int max_height;
+	bool contiguous;
+};
+
+/**
+ * struct vdisplay_plane_state - plane state with its framebuffer's mappings
+ * @base: the core state, embedded
+ * @sgt: DMA mapping of each GEM object for scanout, held from prepare_fb
+ *	to cleanup_fb as a display engine holds it while it scans out
+ * @map: kernel mapping of each GEM object of the framebuffer, held from
+ *	prepare_fb to cleanup_fb
+ * @data: @map plus the framebuffer's offsets
+ */
+struct vdisplay_plane_state {
+	struct drm_plane_state base;
+	struct sg_table *sgt[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
+};
+
+/**
+ * struct vdisplay_layer - what the composer needs of one visible plane
+ * @vaddr: first byte of the framebuffer's pixel data
+ * @format: DRM fourcc of the framebuffer
+ * @pitch: bytes per framebuffer line
+ * @src: source rectangle in framebuffer pixels (no scaling: same size as @dst)
+ * @dst: destination rectangle on the CRTC, clipped to it
+ * @alpha: plane alpha, 0 (transparent) to 0xffff (opaque)
+ * @blend: DRM_MODE_BLEND_* of the plane
+ */
+struct vdisplay_layer {
+	const void *vaddr;
+	u32 format;
+	u32 pitch;
+	struct drm_rect src;
+	struct drm_rect dst;
+	u16 alpha;
+	u16 blend;
+};
+
+/**
+ * struct vdisplay_wb_target - a writeback framebuffer waiting for a frame
+ * @vaddr: its mapping (kept by the writeback job until cleanup)
+ * @format: DRM fourcc, XRGB8888 or ARGB8888
+ * @pitch: bytes per line
+ */
+struct vdisplay_wb_target {
+	void *vaddr;
+	u32 format;
+	u32 pitch;
+};
+
+/**
+ * struct vdisplay_frame - the scene the composer draws at each vblank
+ * @active: the CRTC is on
+ * @width: CRTC width in pixels
+ * @height: CRTC height in pixels
+ * @nlayers: number of entries in @layers
+ * @layers: visible planes, bottom first
+ */
+struct vdisplay_frame {
+	bool active;
+	u32 width;
+	u32 height;
+	unsigned int nlayers;
+	struct vdisplay_layer layers[VDISPLAY_MAX_LAYERS];
+};
+
+/**
+ * struct vdisplay_output - one CRTC with its encoder, connector and planes
+ * @vd: the device
+ * @index: CRTC index
  * @crtc: the CRTC; vblank comes from @vblank_timer
  * @encoder: virtual encoder feeding @connector
  * @connector: virtual connector with the standard mode list
+ * @wb: writeback connector, when enabled by the module parameter
  * @primary: the CRTC's primary plane
+ * @cursor: its cursor plane or NULL
  * @vblank_timer: fires once per frame while vblank is enabled
  * @period: frame time of the current mode
+ * @vblank_on: vblank is enabled; the timer stops at its next expiry once
+ *	this is false (written under DRM core's vblank_time_lock)
+ * @connected: state the connector reports, set through debugfs
+ * @compose_work: composes one frame, queued by the timer
+ * @frame_lock: protects @frame_seq and @crc_enabled, written by the timer
+ *	and by debugfs and read by the worker
+ * @frame_seq: vblank sequence of the last vblank
+ * @crc_enabled: CRC source "auto" is selected
+ * @compose_lock: protects @frame, @wb_armed, @image and @image_size;
+ *	taken by the commit (flush, writeback) and the worker
+ * @frame: scene of the last committed state
+ * @wb_armed: writeback target to fill with the next composed frame
+ * @image: the composed frame, XRGB8888, @frame.width x @frame.height
+ * @image_size: bytes allocated at @image
  */
 struct vdisplay_output {
+	struct vdisplay_device *vd;
+	unsigned int index;
 	struct drm_crtc crtc;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
+	struct drm_writeback_connector wb;
 	struct drm_plane *primary;
+	struct drm_plane *cursor;
 	struct hrtimer vblank_timer;
 	ktime_t period;
+	bool vblank_on;
+	bool connected;
+	struct work_struct compose_work;
+
+	spinlock_t frame_lock;	/* see the kernel-doc above */
+	u64 frame_seq;
+	bool crc_enabled;
+
+	struct mutex compose_lock;	/* see the kernel-doc above */
+	struct vdisplay_frame frame;
+	struct vdisplay_wb_target wb_armed;
+	u32 *image;
+	size_t image_size;
 };
 
 /**
  * struct vdisplay_device - the vdisplay instance
  * @drm: the DRM device, embedded
  * @pdev: the virtual platform device it is bound to
- * @output: its (single, for now) output
+ * @config: the module parameters it was created with
+ * @composer_wq: runs every output's composer, outside of hard irq
+ * @outputs: the outputs, @config.outputs of them in use
  */
 struct vdisplay_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
-	struct vdisplay_output output;
+	struct vdisplay_config config;
+	struct workqueue_struct *composer_wq;
+	struct vdisplay_output outputs[VDISPLAY_MAX_OUTPUTS];
 };
 
 static inline struct vdisplay_device *to_vdisplay(struct drm_device *drm)
@@ -63,15 +197,51 @@ static inline struct vdisplay_output *crtc_to_output(struct drm_crtc *crtc)
 	return container_of(crtc, struct vdisplay_output, crtc);
 }
 
+static inline struct vdisplay_output *
+connector_to_output(struct drm_connector *connector)
+{
+	return container_of(connector, struct vdisplay_output, connector);
+}
+
+static inline struct vdisplay_output *
+wb_to_output(struct drm_writeback_connector *wb)
+{
+	return container_of(wb, struct vdisplay_output, wb);
+}
+
+static inline struct vdisplay_plane_state *
+to_vdisplay_plane_state(struct drm_plane_state *state)
+{
+	return container_of(state, struct vdisplay_plane_state, base);
+}
+
 /* CRTC */
 int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out);
 
 /* Planes */
 struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
-					enum drm_plane_type type);
+					unsigned int index,
+					enum drm_plane_type type,
+					unsigned int zpos);
+bool vdisplay_format_supported(u32 format);
 
-/* Encoder and connector */
+/* Encoder, connector and hotplug */
 int vdisplay_output_init(struct vdisplay_device *vd,
 			 struct vdisplay_output *out);
+
+/* Writeback */
+int vdisplay_writeback_init(struct vdisplay_device *vd,
+			    struct vdisplay_output *out);
+
+/* Composer and CRC */
+void vdisplay_composer_update(struct vdisplay_output *out);
+void vdisplay_compose_work(struct work_struct *work);
+void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
+				     const struct vdisplay_wb_target *target);
+const char *const *vdisplay_crc_sources(struct drm_crtc *crtc, size_t *count);
+int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
+			       size_t *values_cnt);
+int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source);
+void vdisplay_composer_fini(struct vdisplay_output *out);
 
 #endif /* _VDISPLAY_DRV_H_ */

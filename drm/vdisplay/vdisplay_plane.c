@@ -1,13 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vdisplay - planes
+ *
+ * Every CRTC has a primary plane, optional overlays and an optional cursor,
+ * all alike: the same formats, positioning and clipping through the atomic
+ * helpers, a zpos, and plane alpha with the three blend modes.  The
+ * framebuffer of a plane is vmapped from prepare_fb to cleanup_fb, so the
+ * composer can read it at any vblank while the state is current.
  */
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_blend.h>
 #include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_atomic_helper.h>
+#include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_plane.h>
+#include <drm/drm_print.h>
+
+#include <primepair/primebuf.h>
 
 #include "vdisplay_drv.h"
 
@@ -19,18 +31,70 @@ static const u32 vdisplay_formats[] = {
 	DRM_FORMAT_RGB565,
 };
 
-/* Scanout reads memory linearly; nothing else is accepted at ADDFB2. */
+/*
+ * Scanout reads memory linearly.  The list ends at DRM_FORMAT_MOD_INVALID,
+ * which the core takes as its terminator, not as a modifier.
+ */
 static const u64 vdisplay_modifiers[] = {
 	DRM_FORMAT_MOD_LINEAR,
 	DRM_FORMAT_MOD_INVALID,
 };
 
+bool vdisplay_format_supported(u32 format)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vdisplay_formats); i++)
+		if (vdisplay_formats[i] == format)
+			return true;
+	return false;
+}
+
+static void vdisplay_plane_reset(struct drm_plane *plane)
+{
+	struct vdisplay_plane_state *vs;
+
+	if (plane->state) {
+		__drm_atomic_helper_plane_destroy_state(plane->state);
+		kfree(to_vdisplay_plane_state(plane->state));
+		plane->state = NULL;
+	}
+
+	vs = kzalloc(sizeof(*vs), GFP_KERNEL);
+	if (!vs)
+		return;
+	__drm_atomic_helper_plane_reset(plane, &vs->base);
+}
+
+static struct drm_plane_state *
+vdisplay_plane_duplicate_state(struct drm_plane *plane)
+{
+	struct vdisplay_plane_state *vs;
+
+	if (!plane->state)
+		return NULL;
+
+	vs = kzalloc(sizeof(*vs), GFP_KERNEL);
+	if (!vs)
+		return NULL;
+	/* The copy gets its own vmap in prepare_fb, @map stays zeroed. */
+	__drm_atomic_helper_plane_duplicate_state(plane, &vs->base);
+	return &vs->base;
+}
+
+static void vdisplay_plane_destroy_state(struct drm_plane *plane,
+					 struct drm_plane_state *state)
+{
+	__drm_atomic_helper_plane_destroy_state(state);
+	kfree(to_vdisplay_plane_state(state));
+}
+
 static const struct drm_plane_funcs vdisplay_plane_funcs = {
 	.update_plane = drm_atomic_helper_update_plane,
 	.disable_plane = drm_atomic_helper_disable_plane,
-	.reset = drm_atomic_helper_plane_reset,
-	.atomic_duplicate_state = drm_atomic_helper_plane_duplicate_state,
-	.atomic_destroy_state = drm_atomic_helper_plane_destroy_state,
+	.reset = vdisplay_plane_reset,
+	.atomic_duplicate_state = vdisplay_plane_duplicate_state,
+	.atomic_destroy_state = vdisplay_plane_destroy_state,
 };
 
 static int vdisplay_plane_atomic_check(struct drm_plane *plane,
@@ -40,7 +104,8 @@ static int vdisplay_plane_atomic_check(struct drm_plane *plane,
 		drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *crtc_state;
 
-	if (!new_state->fb || WARN_ON(!new_state->crtc))
+	/* The core refuses a framebuffer without a CRTC already. */
+	if (!new_state->fb || !new_state->crtc)
 		return 0;
 
 	crtc_state = drm_atomic_get_crtc_state(state, new_state->crtc);
@@ -57,24 +122,136 @@ static void vdisplay_plane_atomic_update(struct drm_plane *plane,
 					 struct drm_atomic_state *state)
 {
 	/*
-	 * Nothing to program: the composer reads the plane state at each
-	 * vblank.  The framebuffer's fences were waited for by the commit.
+	 * Nothing to program: the CRTC's flush hands the new scene to the
+	 * composer.  The framebuffer's fences were waited for by the commit.
 	 */
 }
 
+static void vdisplay_plane_dma_unmap(struct vdisplay_plane_state *vs)
+{
+	struct drm_framebuffer *fb = vs->base.fb;
+	unsigned int i;
+
+	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
+		if (!vs->sgt[i])
+			continue;
+		primebuf_bo_unmap(to_primebuf_bo(fb->obj[i]), vs->sgt[i],
+				  DMA_TO_DEVICE);
+		vs->sgt[i] = NULL;
+	}
+}
+
+/*
+ * Map each buffer for the display engine's DMA, as hardware scanout
+ * would: primebuf places or migrates the backing storage to suit our
+ * constraints here, and with contiguous=1 a buffer that still spans
+ * several segments cannot be scanned out.  This comes before the vmap,
+ * because primebuf migrates only buffers that nobody has mapped.
+ */
+static int vdisplay_plane_dma_map(struct vdisplay_device *vd,
+				  struct vdisplay_plane_state *vs)
+{
+	struct drm_framebuffer *fb = vs->base.fb;
+	struct sg_table *sgt;
+	unsigned int i;
+
+	for (i = 0; i < fb->format->num_planes; i++) {
+		struct drm_gem_object *obj = fb->obj[i];
+
+		if (!obj || !primebuf_is_primebuf_object(obj))
+			continue;
+		sgt = primebuf_bo_map(to_primebuf_bo(obj), DMA_TO_DEVICE);
+		if (IS_ERR(sgt)) {
+			vdisplay_plane_dma_unmap(vs);
+			return PTR_ERR(sgt);
+		}
+		vs->sgt[i] = sgt;
+		if (vd->config.contiguous && sgt->nents > 1) {
+			drm_dbg_kms(&vd->drm, "buffer in %u segments, contiguous only\n",
+				    sgt->nents);
+			vdisplay_plane_dma_unmap(vs);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Wait for the writers (implicit sync), then map the buffer. */
+static int vdisplay_plane_prepare_fb(struct drm_plane *plane,
+				     struct drm_plane_state *state)
+{
+	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(state);
+	int ret;
+
+	if (!state->fb)
+		return 0;
+
+	ret = drm_gem_plane_helper_prepare_fb(plane, state);
+	if (ret)
+		return ret;
+
+	ret = vdisplay_plane_dma_map(to_vdisplay(plane->dev), vs);
+	if (ret)
+		return ret;
+
+	ret = drm_gem_fb_vmap(state->fb, vs->map, vs->data);
+	if (ret)
+		vdisplay_plane_dma_unmap(vs);
+	return ret;
+}
+
+static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
+				      struct drm_plane_state *state)
+{
+	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(state);
+
+	if (!state->fb || iosys_map_is_null(&vs->map[0]))
+		return;
+
+	drm_gem_fb_vunmap(state->fb, vs->map);
+	memset(vs->map, 0, sizeof(vs->map));
+	memset(vs->data, 0, sizeof(vs->data));
+	vdisplay_plane_dma_unmap(vs);
+}
+
 static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {
-	.prepare_fb = drm_gem_plane_helper_prepare_fb,
+	.prepare_fb = vdisplay_plane_prepare_fb,
+	.cleanup_fb = vdisplay_plane_cleanup_fb,
 	.atomic_check = vdisplay_plane_atomic_check,
 	.atomic_update = vdisplay_plane_atomic_update,
 };
 
+static int vdisplay_plane_add_properties(struct vdisplay_device *vd,
+					 struct drm_plane *plane,
+					 unsigned int zpos)
+{
+	unsigned int max_zpos = vd->config.overlays + 1;
+	int ret;
+
+	ret = drm_plane_create_zpos_property(plane, zpos, 0, max_zpos);
+	if (ret)
+		return ret;
+
+	ret = drm_plane_create_alpha_property(plane);
+	if (ret)
+		return ret;
+
+	return drm_plane_create_blend_mode_property(plane,
+						    BIT(DRM_MODE_BLEND_PIXEL_NONE) |
+						    BIT(DRM_MODE_BLEND_PREMULTI) |
+						    BIT(DRM_MODE_BLEND_COVERAGE));
+}
+
 struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
-					enum drm_plane_type type)
+					unsigned int index,
+					enum drm_plane_type type,
+					unsigned int zpos)
 {
 	struct drm_plane *plane;
+	int ret;
 
-	plane = __drmm_universal_plane_alloc(&vd->drm, sizeof(*plane), 0, 1,
-					     &vdisplay_plane_funcs,
+	plane = __drmm_universal_plane_alloc(&vd->drm, sizeof(*plane), 0,
+					     BIT(index), &vdisplay_plane_funcs,
 					     vdisplay_formats,
 					     ARRAY_SIZE(vdisplay_formats),
 					     vdisplay_modifiers, type, NULL);
@@ -82,5 +259,9 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 		return plane;
 
 	drm_plane_helper_add(plane, &vdisplay_plane_helper_funcs);
+
+	ret = vdisplay_plane_add_properties(vd, plane, zpos);
+	if (ret)
+		return ERR_PTR(ret);
 	return plane;
 }

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdisplay - composer, CRC and writeback output
+ *
+ * The composer does what a display engine does while it scans out: it
+ * reads the visible planes, bottom to top, and blends them into one image
+ * of the CRTC's size.  The commit hands it a new scene at the CRTC's flush
+ * (vdisplay_composer_update()); the vblank timer queues the worker, which
+ * composes only when someone looks at the result: the CRC source is on or
+ * a writeback job waits for a frame.
+ *
+ * The scene points into framebuffers vmapped by the plane states of the
+ * CRTC's current state.  A following commit replaces the scene at its flush,
+ * under @compose_lock, before its cleanup_planes vunmaps the old ones, so
+ * the worker never reads a mapping that is gone.
+ *
+ * Pixels are blended at 8 bits per channel; the image is XRGB8888 with the
+ * unused byte 0xff, over a black background.
+ */
+
+#include <linux/crc32.h>
+#include <linux/dma-fence.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_blend.h>
+#include <drm/drm_debugfs_crc.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_vblank.h>
+
+#include "vdisplay_drv.h"
+
+/* Exact division by 255 with rounding, for products of two 8-bit values. */
+static inline u32 vdisplay_div255(u32 v)
+{
+	return (v + 128 + ((v + 128) >> 8)) >> 8;
+}
+
+/* One pixel of @format as ARGB8888; formats without alpha read opaque. */
+static u32 vdisplay_read_pixel(const void *p, u32 format)
+{
+	u32 v, r, g, b;
+
+	switch (format) {
+	case DRM_FORMAT_XRGB8888:
+		return *(const u32 *)p | 0xff000000;
+	case DRM_FORMAT_ARGB8888:
+		return *(const u32 *)p;
+	case DRM_FORMAT_XBGR8888:
+	case DRM_FORMAT_ABGR8888:
+		v = *(const u32 *)p;
+		v = (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >> 16) & 0xff);
+		return format == DRM_FORMAT_XBGR8888 ? v | 0xff000000 : v;
+	case DRM_FORMAT_RGB565:
+		v = *(const u16 *)p;
+		r = (v >> 11) & 0x1f;
+		g = (v >> 5) & 0x3f;
+		b = v & 0x1f;
+		r = (r << 3) | (r >> 2);
+		g = (g << 2) | (g >> 4);
+		b = (b << 3) | (b >> 2);
+		return 0xff000000 | (r << 16) | (g << 8) | b;
+	default:
+		return 0xff000000;
+	}
+}
+
+/*
+ * Blend @src over @dst.  Plane alpha @pa and pixel alpha are 8 bits:
+ * none: src * pa + dst * (1 - pa), the pixel's alpha ignored;
+ * pre-multiplied: src * pa + dst * (1 - a * pa);
+ * coverage: src * a * pa + dst * (1 - a * pa).
+ */
+static u32 vdisplay_blend_pixel(u32 dst, u32 src, u32 pa, u16 mode)
+{
+	u32 a = src >> 24, sa, da, out = 0xff000000;
+	unsigned int shift;
+
+	if (mode == DRM_MODE_BLEND_PIXEL_NONE)
+		a = 255;
+	da = 255 - vdisplay_div255(a * pa);
+	sa = mode == DRM_MODE_BLEND_COVERAGE ? vdisplay_div255(a * pa) : pa;
+
+	for (shift = 0; shift < 24; shift += 8) {
+		u32 s = (src >> shift) & 0xff, d = (dst >> shift) & 0xff;
+		u32 c = vdisplay_div255(s * sa) + vdisplay_div255(d * da);
+
+		out |= min_t(u32, c, 255) << shift;
+	}
+	return out;
+}
+
+static void vdisplay_blend_layer(u32 *image, u32 width,
+				 const struct vdisplay_layer *l)
+{
+	u32 cpp = l->format == DRM_FORMAT_RGB565 ? 2 : 4;
+	u32 pa = l->alpha >> 8;
+	int x, y;
+
+	for (y = l->dst.y1; y < l->dst.y2; y++) {
+		const u8 *src = (const u8 *)l->vaddr +
+			(size_t)(l->src.y1 + y - l->dst.y1) * l->pitch +
+			(size_t)l->src.x1 * cpp;
+		u32 *row = image + (size_t)y * width;
+
+		for (x = l->dst.x1; x < l->dst.x2; x++, src += cpp) {
+			u32 px = vdisplay_read_pixel(src, l->format);
+
+			if (pa == 255 && (l->blend == DRM_MODE_BLEND_PIXEL_NONE ||
+					  px >> 24 == 255))
+				row[x] = px | 0xff000000;
+			else
+				row[x] = vdisplay_blend_pixel(row[x], px, pa,
+							      l->blend);
+		}
+	}
+}
+
+static void vdisplay_compose(struct vdisplay_output *out)
+{
+	const struct vdisplay_frame *f = &out->frame;
+	size_t i, npixels = (size_t)f->width * f->height;
+
+	lockdep_assert_held(&out->compose_lock);
+
+	for (i = 0; i < npixels; i++)
+		out->image[i] = 0xff000000;
+	for (i = 0; i < f->nlayers; i++)
+		vdisplay_blend_layer(out->image, f->width, &f->layers[i]);
+}
+
+static void vdisplay_write_back(struct vdisplay_output *out)
+{
+	const struct vdisplay_frame *f = &out->frame;
+	const struct vdisplay_wb_target *t = &out->wb_armed;
+	u32 y;
+
+	lockdep_assert_held(&out->compose_lock);
+
+	/* Both formats store the image's bytes; its alpha byte is 0xff. */
+	for (y = 0; y < f->height; y++)
+		memcpy((u8 *)t->vaddr + (size_t)y * t->pitch,
+		       out->image + (size_t)y * f->width, f->width * 4);
+}
+
+static bool vdisplay_image_reserve(struct vdisplay_output *out)
+{
+	size_t size = (size_t)out->frame.width * out->frame.height * 4;
+
+	lockdep_assert_held(&out->compose_lock);
+
+	if (size <= out->image_size)
+		return true;
+	kvfree(out->image);
+	out->image_size = 0;
+	out->image = kvmalloc(size, GFP_KERNEL);
+	if (!out->image)
+		return false;
+	out->image_size = size;
+	return true;
+}
+
+static void vdisplay_signal_writeback(struct vdisplay_output *out, int status)
+{
+	bool fence_cookie = dma_fence_begin_signalling();
+
+	drm_writeback_signal_completion(&out->wb, status);
+	dma_fence_end_signalling(fence_cookie);
+}
+
+void vdisplay_compose_work(struct work_struct *work)
+{
+	struct vdisplay_output *out = container_of(work, struct vdisplay_output,
+						   compose_work);
+	bool crc_enabled, wb_done = false;
+	u32 crc = 0;
+	u64 seq;
+
+	spin_lock_irq(&out->frame_lock);
+	seq = out->frame_seq;
+	crc_enabled = out->crc_enabled;
+	spin_unlock_irq(&out->frame_lock);
+
+	mutex_lock(&out->compose_lock);
+	if (!out->frame.active || (!crc_enabled && !out->wb_armed.vaddr) ||
+	    !vdisplay_image_reserve(out)) {
+		mutex_unlock(&out->compose_lock);
+		return;
+	}
+
+	vdisplay_compose(out);
+	if (crc_enabled)
+		crc = crc32_le(~0U, (const u8 *)out->image,
+			       (size_t)out->frame.width * out->frame.height * 4);
+	if (out->wb_armed.vaddr) {
+		vdisplay_write_back(out);
+		memset(&out->wb_armed, 0, sizeof(out->wb_armed));
+		wb_done = true;
+	}
+	mutex_unlock(&out->compose_lock);
+
+	if (wb_done) {
+		vdisplay_signal_writeback(out, 0);
+		drm_crtc_vblank_put(&out->crtc);
+	}
+	if (crc_enabled)
+		drm_crtc_add_crc_entry(&out->crtc, true, seq, &crc);
+}
+
+static void vdisplay_layer_from_state(struct vdisplay_layer *l,
+				      struct drm_plane_state *state)
+{
+	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(state);
+
+	l->vaddr = vs->data[0].vaddr;
+	l->format = state->fb->format->format;
+	l->pitch = state->fb->pitches[0];
+	l->src.x1 = state->src.x1 >> 16;
+	l->src.y1 = state->src.y1 >> 16;
+	l->src.x2 = state->src.x2 >> 16;
+	l->src.y2 = state->src.y2 >> 16;
+	l->dst = state->dst;
+	l->alpha = state->alpha;
+	l->blend = state->pixel_blend_mode;
+}
+
+/**
+ * vdisplay_composer_update() - hand the CRTC's new state to the composer
+ * @out: the output whose CRTC is being flushed
+ *
+ * Builds the scene from the planes of the CRTC's current state, sorted by
+ * normalized zpos.
+ *
+ * Context: the commit's tail, from the CRTC's atomic_flush.
+ */
+void vdisplay_composer_update(struct vdisplay_output *out)
+{
+	struct drm_crtc_state *crtc_state = out->crtc.state;
+	struct vdisplay_layer *layers[VDISPLAY_MAX_LAYERS] = {};
+	struct vdisplay_frame *f = &out->frame;
+	struct drm_plane *plane;
+	unsigned int i, n;
+
+	mutex_lock(&out->compose_lock);
+	f->active = crtc_state->active;
+	f->width = crtc_state->mode.hdisplay;
+	f->height = crtc_state->mode.vdisplay;
+	f->nlayers = 0;
+
+	drm_for_each_plane_mask(plane, out->crtc.dev, crtc_state->plane_mask) {
+		struct drm_plane_state *ps = plane->state;
+		unsigned int z = ps->normalized_zpos;
+
+		if (!ps->visible || !ps->fb || z >= VDISPLAY_MAX_LAYERS ||
+		    layers[z] || !to_vdisplay_plane_state(ps)->data[0].vaddr)
+			continue;
+		vdisplay_layer_from_state(&f->layers[z], ps);
+		layers[z] = &f->layers[z];
+	}
+	/* Pack the layers bottom first. */
+	for (i = 0, n = 0; i < VDISPLAY_MAX_LAYERS; i++)
+		if (layers[i])
+			f->layers[n++] = *layers[i];
+	f->nlayers = n;
+
+	mutex_unlock(&out->compose_lock);
+}
+
+/**
+ * vdisplay_composer_arm_writeback() - write the next frame into @target
+ * @out: the output whose writeback connector got a job
+ * @target: the job's framebuffer mapping, format and pitch
+ *
+ * The job must be queued already.  It holds a vblank reference, so that
+ * the timer runs until the frame is written; a job that cannot complete
+ * (CRTC off, vblank refused, another job armed) is signalled with an
+ * error at once.
+ *
+ * Context: the commit's tail, after the CRTC's flush.
+ */
+void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
+				     const struct vdisplay_wb_target *target)
+{
+	bool cancel = false;
+
+	mutex_lock(&out->compose_lock);
+	if (out->frame.active && !out->wb_armed.vaddr &&
+	    !drm_crtc_vblank_get(&out->crtc))
+		out->wb_armed = *target;
+	else
+		cancel = true;
+	mutex_unlock(&out->compose_lock);
+
+	if (cancel)
+		vdisplay_signal_writeback(out, -EIO);
+}
+
+/**
+ * vdisplay_composer_fini() - free what the composer allocated
+ * @out: an output, initialised or not
+ *
+ * Context: module unload, after the composer's workqueue is destroyed.
+ */
+void vdisplay_composer_fini(struct vdisplay_output *out)
+{
+	kvfree(out->image);
+	out->image = NULL;
+	out->image_size = 0;
+}
+
+/* CRC: the debugfs interface IGT reads, one value per frame */
+
+static const char *const vdisplay_crc_source_names[] = { "auto" };
+
+const char *const *vdisplay_crc_sources(struct drm_crtc *crtc, size_t *count)
+{
+	*count = ARRAY_SIZE(vdisplay_crc_source_names);
+	return vdisplay_crc_source_names;
+}
+
+static int vdisplay_crc_parse_source(const char *source, bool *enabled)
+{
+	if (!source) {
+		*enabled = false;
+		return 0;
+	}
+	if (!strcmp(source, "auto")) {
+		*enabled = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
+			       size_t *values_cnt)
+{
+	bool enabled;
+
+	if (vdisplay_crc_parse_source(source, &enabled))
+		return -EINVAL;
+	*values_cnt = 1;
+	return 0;
+}
+
+int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
+{
+	struct vdisplay_output *out = crtc_to_output(crtc);
+	bool enabled, was_enabled;
+	int ret;
+
+	ret = vdisplay_crc_parse_source(source, &enabled);
+	if (ret)
+		return ret;
+
+	spin_lock_irq(&out->frame_lock);
+	was_enabled = out->crc_enabled;
+	spin_unlock_irq(&out->frame_lock);
+	if (enabled == was_enabled)
+		return 0;
+
+	/* CRCs come with vblanks: keep them running while the source is on. */
+	if (enabled) {
+		ret = drm_crtc_vblank_get(crtc);
+		if (ret)
+			return ret;
+	}
+
+	spin_lock_irq(&out->frame_lock);
+	out->crc_enabled = enabled;
+	spin_unlock_irq(&out->frame_lock);
+
+	if (!enabled)
+		drm_crtc_vblank_put(crtc);
+	return 0;
+}

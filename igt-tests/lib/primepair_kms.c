@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * primepair_kms.c - KMS helpers for the vdisplay tests, on libdrm.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_kms.h"
+
+uint32_t pp_prop_id(int fd, uint32_t id, uint32_t type, const char *name)
+{
+	drmModeObjectPropertiesPtr props;
+	uint32_t prop_id = 0;
+	uint32_t i;
+
+	props = drmModeObjectGetProperties(fd, id, type);
+	igt_assert(props);
+	for (i = 0; i < props->count_props && !prop_id; i++) {
+		drmModePropertyPtr p = drmModeGetProperty(fd, props->props[i]);
+
+		if (p && !strcmp(p->name, name))
+			prop_id = p->prop_id;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	igt_assert_f(prop_id, "object %u has no property %s\n", id, name);
+	return prop_id;
+}
+
+uint64_t pp_prop_value(int fd, uint32_t id, uint32_t type, const char *name)
+{
+	uint32_t prop_id = pp_prop_id(fd, id, type, name);
+	drmModeObjectPropertiesPtr props;
+	uint64_t value = 0;
+	uint32_t i;
+
+	props = drmModeObjectGetProperties(fd, id, type);
+	igt_assert(props);
+	for (i = 0; i < props->count_props; i++)
+		if (props->props[i] == prop_id)
+			value = props->prop_values[i];
+	drmModeFreeObjectProperties(props);
+	return value;
+}
+
+void pp_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
+	    const char *name, uint64_t value)
+{
+	igt_assert_lt(0, drmModeAtomicAddProperty(req, id,
+						  pp_prop_id(fd, id, type, name),
+						  value));
+}
+
+static void pp_pick_mode(drmModeConnectorPtr c, drmModeModeInfo *mode)
+{
+	int i;
+
+	igt_assert_lt(0, c->count_modes);
+	*mode = c->modes[0];
+	for (i = 0; i < c->count_modes; i++)
+		if (c->modes[i].hdisplay == 640 && c->modes[i].vdisplay == 480 &&
+		    c->modes[i].vrefresh == 60) {
+			*mode = c->modes[i];
+			return;
+		}
+}
+
+static void pp_find_planes(struct pp_kms *kms)
+{
+	drmModePlaneResPtr res = drmModeGetPlaneResources(kms->fd);
+	uint32_t i;
+	unsigned int o;
+
+	igt_assert(res);
+	for (i = 0; i < res->count_planes; i++) {
+		drmModePlanePtr p = drmModeGetPlane(kms->fd, res->planes[i]);
+		uint64_t type;
+
+		igt_assert(p);
+		type = pp_prop_value(kms->fd, p->plane_id, DRM_MODE_OBJECT_PLANE,
+				     "type");
+		for (o = 0; o < kms->noutputs; o++) {
+			struct pp_output *out = &kms->outputs[o];
+
+			if (!(p->possible_crtcs & (1u << out->crtc_index)))
+				continue;
+			if (type == DRM_PLANE_TYPE_PRIMARY)
+				out->primary = p->plane_id;
+			else if (type == DRM_PLANE_TYPE_CURSOR)
+				out->cursor = p->plane_id;
+			else if (out->noverlays < PP_MAX_PLANES)
+				out->overlays[out->noverlays++] = p->plane_id;
+		}
+		drmModeFreePlane(p);
+	}
+	drmModeFreePlaneResources(res);
+}
+
+void pp_kms_open(struct pp_kms *kms)
+{
+	drmModeResPtr res;
+	int i, j;
+
+	memset(kms, 0, sizeof(*kms));
+	kms->fd = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+	igt_assert_eq(drmSetClientCap(kms->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1), 0);
+	igt_assert_eq(drmSetClientCap(kms->fd, DRM_CLIENT_CAP_ATOMIC, 1), 0);
+	igt_assert_eq(drmSetClientCap(kms->fd, DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1), 0);
+
+	res = drmModeGetResources(kms->fd);
+	igt_assert(res);
+	igt_assert_lte(res->count_crtcs, PP_MAX_OUTPUTS);
+	kms->noutputs = res->count_crtcs;
+	for (i = 0; i < res->count_crtcs; i++) {
+		kms->outputs[i].crtc_id = res->crtcs[i];
+		kms->outputs[i].crtc_index = i;
+	}
+
+	for (i = 0; i < res->count_connectors; i++) {
+		drmModeConnectorPtr c = drmModeGetConnector(kms->fd,
+							    res->connectors[i]);
+		drmModeEncoderPtr e;
+
+		igt_assert(c && c->count_encoders > 0);
+		e = drmModeGetEncoder(kms->fd, c->encoders[0]);
+		igt_assert(e);
+		for (j = 0; j < res->count_crtcs; j++) {
+			struct pp_output *o = &kms->outputs[j];
+
+			if (!(e->possible_crtcs & (1u << j)))
+				continue;
+			if (c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK) {
+				o->wb_connector_id = c->connector_id;
+			} else {
+				o->connector_id = c->connector_id;
+				if (c->connection == DRM_MODE_CONNECTED)
+					pp_pick_mode(c, &o->mode);
+			}
+		}
+		drmModeFreeEncoder(e);
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	pp_find_planes(kms);
+}
+
+void pp_kms_close(struct pp_kms *kms)
+{
+	if (kms->fd >= 0) {
+		pp_disable_all(kms);
+		close(kms->fd);
+	}
+	kms->fd = -1;
+}
+
+void pp_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
+		  struct pp_fb *fb)
+{
+	uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
+	struct drm_mode_create_dumb create = {};
+	struct drm_mode_map_dumb map = {};
+
+	memset(fb, 0, sizeof(*fb));
+	fb->cpp = format == DRM_FORMAT_RGB565 ? 2 : 4;
+	create.width = w;
+	create.height = h;
+	create.bpp = fb->cpp * 8;
+	do_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create);
+	fb->handle = create.handle;
+	fb->pitch = create.pitch;
+	fb->size = create.size;
+	fb->width = w;
+	fb->height = h;
+	fb->format = format;
+
+	map.handle = fb->handle;
+	do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map);
+	fb->map = mmap(NULL, fb->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       map.offset);
+	igt_assert(fb->map != MAP_FAILED);
+	memset(fb->map, 0, fb->size);
+
+	handles[0] = fb->handle;
+	pitches[0] = fb->pitch;
+	igt_assert_eq(drmModeAddFB2(fd, w, h, format, handles, pitches, offsets,
+				    &fb->fb_id, 0), 0);
+}
+
+void pp_fb_destroy(int fd, struct pp_fb *fb)
+{
+	struct drm_mode_destroy_dumb destroy = { .handle = fb->handle };
+
+	if (fb->fb_id)
+		drmModeRmFB(fd, fb->fb_id);
+	if (fb->map)
+		munmap(fb->map, fb->size);
+	if (fb->handle)
+		do_ioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &destroy);
+	memset(fb, 0, sizeof(*fb));
+}
+
+void pp_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,
+		  uint32_t crtc, const struct pp_fb *fb, int32_t x, int32_t y,
+		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h)
+{
+	const uint32_t t = DRM_MODE_OBJECT_PLANE;
+
+	pp_add(fd, req, plane, t, "FB_ID", fb->fb_id);
+	pp_add(fd, req, plane, t, "CRTC_ID", crtc);
+	pp_add(fd, req, plane, t, "SRC_X", (uint64_t)sx << 16);
+	pp_add(fd, req, plane, t, "SRC_Y", (uint64_t)sy << 16);
+	pp_add(fd, req, plane, t, "SRC_W", (uint64_t)w << 16);
+	pp_add(fd, req, plane, t, "SRC_H", (uint64_t)h << 16);
+	pp_add(fd, req, plane, t, "CRTC_X", (uint64_t)(int64_t)x);
+	pp_add(fd, req, plane, t, "CRTC_Y", (uint64_t)(int64_t)y);
+	pp_add(fd, req, plane, t, "CRTC_W", w);
+	pp_add(fd, req, plane, t, "CRTC_H", h);
+}
+
+void pp_add_plane_off(int fd, drmModeAtomicReqPtr req, uint32_t plane)
+{
+	pp_add(fd, req, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", 0);
+	pp_add(fd, req, plane, DRM_MODE_OBJECT_PLANE, "CRTC_ID", 0);
+}
+
+int pp_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags)
+{
+	int ret = drmModeAtomicCommit(fd, req, flags, NULL);
+
+	return ret ? -errno : 0;
+}
+
+int pp_modeset(struct pp_kms *kms, struct pp_output *o, const struct pp_fb *fb)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	uint32_t blob;
+	int ret;
+
+	igt_assert(req);
+	igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, &o->mode,
+						sizeof(o->mode), &blob), 0);
+	pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
+	pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	pp_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	       "CRTC_ID", o->crtc_id);
+	pp_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0, 0, 0,
+		     o->mode.hdisplay, o->mode.vdisplay);
+	ret = pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
+	drmModeAtomicFree(req);
+	drmModeDestroyPropertyBlob(kms->fd, blob);
+	return ret;
+}
+
+void pp_disable_all(struct pp_kms *kms)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	unsigned int i, j;
+
+	igt_assert(req);
+	for (i = 0; i < kms->noutputs; i++) {
+		struct pp_output *o = &kms->outputs[i];
+
+		pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+		pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
+		pp_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+		       "CRTC_ID", 0);
+		if (o->wb_connector_id)
+			pp_add(kms->fd, req, o->wb_connector_id,
+			       DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", 0);
+		pp_add_plane_off(kms->fd, req, o->primary);
+		if (o->cursor)
+			pp_add_plane_off(kms->fd, req, o->cursor);
+		for (j = 0; j < o->noverlays; j++)
+			pp_add_plane_off(kms->fd, req, o->overlays[j]);
+	}
+	igt_assert_eq(pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	drmModeAtomicFree(req);
+}
+
+void pp_writeback_capture(struct pp_kms *kms, struct pp_output *o,
+			  struct pp_fb *wb)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
+	struct pollfd pfd = {};
+	int32_t fence = -1;
+
+	igt_require_f(o->wb_connector_id, "no writeback connector\n");
+	igt_assert(req);
+	pp_add(kms->fd, req, o->wb_connector_id, t, "CRTC_ID", o->crtc_id);
+	pp_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_FB_ID", wb->fb_id);
+	pp_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_OUT_FENCE_PTR",
+	       (uint64_t)(uintptr_t)&fence);
+	igt_assert_eq(pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	drmModeAtomicFree(req);
+
+	igt_assert_lte(0, fence);
+	pfd.fd = fence;
+	pfd.events = POLLIN;
+	igt_assert_f(poll(&pfd, 1, 5000) == 1, "writeback fence not signalled\n");
+	close(fence);
+}
+
+static int pp_debugfs_dir(int fd, char *buf, size_t len)
+{
+	struct stat st;
+
+	igt_assert_eq(fstat(fd, &st), 0);
+	return snprintf(buf, len, "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+}
+
+void pp_crc_start(struct pp_kms *kms, struct pp_output *o, struct pp_crc *c)
+{
+	char dir[64], path[128];
+
+	pp_debugfs_dir(kms->fd, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/crtc-%u/crc/control", dir, o->crtc_index);
+	c->ctl_fd = open(path, O_WRONLY);
+	igt_require_f(c->ctl_fd >= 0, "no %s\n", path);
+	igt_assert_eq(write(c->ctl_fd, "auto", 4), 4);
+	snprintf(path, sizeof(path), "%s/crtc-%u/crc/data", dir, o->crtc_index);
+	c->data_fd = open(path, O_RDONLY);
+	igt_assert_f(c->data_fd >= 0, "open %s: %m\n", path);
+}
+
+void pp_crc_get(struct pp_crc *c, uint64_t *frame, uint32_t *crc)
+{
+	char line[64];
+	ssize_t n;
+	unsigned long long f;
+	unsigned int v;
+
+	/*
+	 * One "0xFFFFFFFF 0xCCCCCCCC\n" line per read, copied with its NUL;
+	 * a buffer shorter than that makes the read -EINVAL.
+	 */
+	n = read(c->data_fd, line, sizeof(line) - 1);
+	igt_assert_eq(n, 23);	/* LINE_LEN(1) of drm_debugfs_crc.c, NUL included */
+	line[n] = 0;
+	igt_assert_eq(sscanf(line, "%llx %x", &f, &v), 2);
+	*frame = f;
+	*crc = v;
+}
+
+void pp_crc_stop(struct pp_crc *c)
+{
+	close(c->data_fd);
+	close(c->ctl_fd);
+}
+
+uint64_t pp_wait_vblank(struct pp_kms *kms, struct pp_output *o)
+{
+	drmVBlank vbl = {};
+
+	vbl.request.type = DRM_VBLANK_RELATIVE |
+		(o->crtc_index << DRM_VBLANK_HIGH_CRTC_SHIFT);
+	vbl.request.sequence = 1;
+	igt_assert_eq(drmWaitVBlank(kms->fd, &vbl), 0);
+	return vbl.reply.sequence;
+}
+
+uint32_t pp_read_pixel(const void *p, uint32_t format)
+{
+	uint32_t v, r, g, b;
+
+	switch (format) {
+	case DRM_FORMAT_XRGB8888:
+		return *(const uint32_t *)p | 0xff000000u;
+	case DRM_FORMAT_ARGB8888:
+		return *(const uint32_t *)p;
+	case DRM_FORMAT_XBGR8888:
+	case DRM_FORMAT_ABGR8888: {
+		const uint8_t *c = p;	/* little endian: R, G, B, A/X */
+
+		v = (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
+		return v | (format == DRM_FORMAT_ABGR8888 ?
+			    (uint32_t)c[3] << 24 : 0xff000000u);
+	}
+	case DRM_FORMAT_RGB565:
+		v = *(const uint16_t *)p;
+		r = v >> 11;
+		g = (v >> 5) & 63;
+		b = v & 31;
+		return 0xff000000u | ((r << 3 | r >> 2) << 16) |
+			((g << 2 | g >> 4) << 8) | (b << 3 | b >> 2);
+	}
+	igt_assert_f(0, "unknown format %08x\n", format);
+	return 0;
+}
+
+void pp_fb_fill_random(struct pp_fb *fb, uint32_t seed)
+{
+	uint32_t *p = fb->map;
+	uint64_t i;
+
+	for (i = 0; i < fb->size / 4; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = seed ^ (seed >> 16) * 0x9e3779b9u;
+	}
+}
+
+void pp_fb_fill_color(struct pp_fb *fb, uint32_t argb)
+{
+	uint32_t x, y, r = argb >> 16 & 255, g = argb >> 8 & 255, b = argb & 255;
+
+	for (y = 0; y < fb->height; y++) {
+		uint8_t *row = (uint8_t *)fb->map + (size_t)y * fb->pitch;
+
+		for (x = 0; x < fb->width; x++) {
+			switch (fb->format) {
+			case DRM_FORMAT_RGB565:
+				((uint16_t *)row)[x] = (r >> 3) << 11 |
+					(g >> 2) << 5 | b >> 3;
+				break;
+			case DRM_FORMAT_XBGR8888:
+			case DRM_FORMAT_ABGR8888:
+				((uint32_t *)row)[x] = (argb & 0xff00ff00u) |
+					b << 16 | r;
+				break;
+			default:
+				((uint32_t *)row)[x] = argb;
+			}
+		}
+	}
+}
+
+static uint32_t pp_div255(uint32_t v)
+{
+	/* round(v / 255) for v <= 255 * 255 */
+	return (v * 2 + 255) / 510;
+}
+
+static uint32_t pp_blend(uint32_t dst, uint32_t src, uint32_t pa,
+			 uint32_t mode)
+{
+	uint32_t a = mode == PP_BLEND_NONE ? 255 : src >> 24;
+	uint32_t cov = pp_div255(a * pa);
+	uint32_t sa = mode == PP_BLEND_COVERAGE ? cov : pa;
+	uint32_t out = 0xff000000u;
+	int sh;
+
+	for (sh = 0; sh < 24; sh += 8) {
+		uint32_t c = pp_div255((src >> sh & 255) * sa) +
+			     pp_div255((dst >> sh & 255) * (255 - cov));
+
+		out |= (c > 255 ? 255 : c) << sh;
+	}
+	return out;
+}
+
+void pp_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
+		  const struct pp_fb *fb, int32_t x, int32_t y,
+		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h,
+		  uint16_t alpha, uint32_t blend)
+{
+	int32_t i, j;
+
+	for (j = 0; j < (int32_t)h; j++) {
+		int32_t dy = y + j;
+
+		if (dy < 0 || dy >= (int32_t)ih)
+			continue;
+		for (i = 0; i < (int32_t)w; i++) {
+			int32_t dx = x + i;
+			const uint8_t *p;
+
+			if (dx < 0 || dx >= (int32_t)iw)
+				continue;
+			p = (const uint8_t *)fb->map +
+				(size_t)(sy + j) * fb->pitch +
+				(size_t)(sx + i) * fb->cpp;
+			img[dy * iw + dx] = pp_blend(img[dy * iw + dx],
+						     pp_read_pixel(p, fb->format),
+						     alpha >> 8, blend);
+		}
+	}
+}
+
+unsigned int pp_compare(const struct pp_fb *wb, const uint32_t *img,
+			unsigned int tolerance)
+{
+	unsigned int bad = 0, x, y;
+	int sh;
+
+	for (y = 0; y < wb->height; y++) {
+		const uint32_t *row = (const uint32_t *)
+			((const uint8_t *)wb->map + (size_t)y * wb->pitch);
+
+		for (x = 0; x < wb->width; x++) {
+			uint32_t got = row[x], want = img[y * wb->width + x];
+			bool differs = false;
+
+			for (sh = 0; sh < 24; sh += 8) {
+				int d = (int)(got >> sh & 255) -
+					(int)(want >> sh & 255);
+
+				if (d > (int)tolerance || -d > (int)tolerance)
+					differs = true;
+			}
+			if (differs && bad++ < 5)
+				igt_info("pixel (%u,%u): got %08x want %08x\n",
+					 x, y, got, want);
+		}
+	}
+	return bad;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kms_vdisplay_bad_input - what vdisplay and the DRM core refuse, and how
+ *
+ * Each case names the errno and where it comes from, on both kernels:
+ * ADDFB2 (drm_framebuffer.c framebuffer_check(), drm_gem_framebuffer_
+ * helper.c, vdisplay_fb_create()), atomic commits (drm_atomic_uapi.c,
+ * drm_atomic.c, the helpers) and legacy page flips (drm_plane.c).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <drm_fourcc.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_kms.h"
+
+IGT_TEST_DESCRIPTION("vdisplay's and DRM core's answers to bad input");
+
+#define W 64
+#define H 64
+
+static int addfb(int fd, uint32_t handle, uint32_t w, uint32_t h,
+		 uint32_t format, uint32_t pitch, const uint64_t *modifier,
+		 uint32_t *fb_id)
+{
+	uint32_t handles[4] = { handle }, pitches[4] = { pitch };
+	uint32_t offsets[4] = {};
+	uint64_t mods[4] = { modifier ? *modifier : 0 };
+	int ret;
+
+	*fb_id = 0;
+	ret = drmModeAddFB2WithModifiers(fd, w, h, format, handles, pitches,
+					 offsets, modifier ? mods : NULL, fb_id,
+					 modifier ? DRM_MODE_FB_MODIFIERS : 0);
+	return ret ? -errno : 0;
+}
+
+static void test_addfb(struct pp_kms *kms)
+{
+	const uint64_t linear = DRM_FORMAT_MOD_LINEAR;
+	const uint64_t invalid = DRM_FORMAT_MOD_INVALID;
+	const uint64_t x_tiled = I915_FORMAT_MOD_X_TILED;
+	const uint64_t afbc = DRM_FORMAT_MOD_ARM_AFBC(AFBC_FORMAT_MOD_BLOCK_SIZE_16x16);
+	struct pp_fb fb;
+	uint32_t id;
+
+	pp_fb_create(kms->fd, W, H, DRM_FORMAT_XRGB8888, &fb);
+
+	/* Good ones, with and without a LINEAR modifier */
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
+			    fb.pitch, NULL, &id), 0);
+	drmModeRmFB(kms->fd, id);
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_ARGB8888,
+			    fb.pitch, &linear, &id), 0);
+	drmModeRmFB(kms->fd, id);
+
+	/* framebuffer_check(): pitch below width * cpp */
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
+			    W * 4 - 4, NULL, &id), -EINVAL);
+	/* drm_gem_fb_init_with_funcs(): the object is too small */
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H * 2, DRM_FORMAT_XRGB8888,
+			    fb.pitch, NULL, &id), -EINVAL);
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
+			    fb.pitch * 2, NULL, &id), -EINVAL);
+	/* framebuffer_check(): a fourcc the core does not know */
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, 0x20202020, fb.pitch,
+			    NULL, &id), -EINVAL);
+	/* vdisplay_fb_create(): known formats no plane scans out */
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_RGB888,
+			    fb.pitch, NULL, &id), -EINVAL);
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB2101010,
+			    fb.pitch, NULL, &id), -EINVAL);
+	/* drm_gem_fb_init_with_funcs(): no such handle */
+	igt_assert_eq(addfb(kms->fd, fb.handle + 1000, W, H,
+			    DRM_FORMAT_XRGB8888, fb.pitch, NULL, &id), -ENOENT);
+	/* framebuffer_check(): zero size */
+	igt_assert_eq(addfb(kms->fd, fb.handle, 0, H, DRM_FORMAT_XRGB8888,
+			    fb.pitch, NULL, &id), -EINVAL);
+	/* Modifiers: only LINEAR, refused at ADDFB2 itself on both kernels */
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
+			    fb.pitch, &invalid, &id), -EINVAL);
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
+			    fb.pitch, &x_tiled, &id), -EINVAL);
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
+			    fb.pitch, &afbc, &id), -EINVAL);
+
+	pp_fb_destroy(kms->fd, &fb);
+}
+
+static int commit_one(struct pp_kms *kms, uint32_t obj, uint32_t prop,
+		      uint64_t value, uint32_t flags)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int ret;
+
+	igt_assert(req);
+	igt_assert_lt(0, drmModeAtomicAddProperty(req, obj, prop, value));
+	ret = pp_commit(kms->fd, req, flags);
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+static void test_atomic(struct pp_kms *kms)
+{
+	struct pp_output *o = &kms->outputs[0];
+	const uint32_t P = DRM_MODE_OBJECT_PLANE, C = DRM_MODE_OBJECT_CRTC;
+	uint32_t alpha = pp_prop_id(kms->fd, o->primary, P, "alpha");
+	uint32_t zpos = pp_prop_id(kms->fd, o->primary, P, "zpos");
+	uint32_t fb_id = pp_prop_id(kms->fd, o->primary, P, "FB_ID");
+	uint32_t active = pp_prop_id(kms->fd, o->crtc_id, C, "ACTIVE");
+	uint32_t type = pp_prop_id(kms->fd, o->primary, P, "type");
+	uint64_t max_zpos = kms->outputs[0].noverlays + (o->cursor ? 1 : 0);
+	struct pp_fb fb;
+
+	pp_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+		     DRM_FORMAT_XRGB8888, &fb);
+	igt_assert_eq(pp_modeset(kms, o, &fb), 0);
+
+	/* drm_mode_atomic_ioctl(): no such object, no such property on it */
+	igt_assert_eq(commit_one(kms, 0xdead, alpha, 0, 0), -ENOENT);
+	igt_assert_eq(commit_one(kms, o->crtc_id, alpha, 0, 0), -ENOENT);
+	/* drm_property_change_valid_get(): out of the property's range */
+	igt_assert_eq(commit_one(kms, o->primary, alpha, 0x10000, 0), -EINVAL);
+	igt_assert_eq(commit_one(kms, o->primary, zpos, max_zpos + 1, 0), -EINVAL);
+	/* an immutable property */
+	igt_assert_eq(commit_one(kms, o->primary, type, 0, 0), -EINVAL);
+	/*
+	 * drm_property_change_valid_get(): FB_ID naming no framebuffer is
+	 * an invalid value, -EINVAL (not -ENOENT as for ADDFB2's handles)
+	 */
+	igt_assert_eq(commit_one(kms, o->primary, fb_id, 0xdead, 0), -EINVAL);
+	/* drm_mode_atomic_ioctl(): unknown flags */
+	igt_assert_eq(commit_one(kms, o->primary, alpha, 0xffff, 0x80000000),
+		      -EINVAL);
+	/* drm_atomic_check_only(): a modeset without ALLOW_MODESET */
+	igt_assert_eq(commit_one(kms, o->crtc_id, active, 0, 0), -EINVAL);
+	/* the helpers: a plane with an fb but no CRTC */
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+		pp_add(kms->fd, req, o->overlays[0], P, "FB_ID", fb.fb_id);
+		igt_assert_eq(pp_commit(kms->fd, req, 0), -EINVAL);
+		drmModeAtomicFree(req);
+	}
+	/* still on, still the same */
+	igt_assert_eq(pp_prop_value(kms->fd, o->crtc_id, C, "ACTIVE"), 1);
+	igt_assert_eq(pp_prop_value(kms->fd, o->primary, P, "alpha"), 0xffff);
+
+	pp_disable_all(kms);
+	pp_fb_destroy(kms->fd, &fb);
+}
+
+static void test_flip_disabled(struct pp_kms *kms)
+{
+	struct pp_output *o = &kms->outputs[0];
+	drmModeAtomicReqPtr req;
+	struct pp_fb fb;
+	int ret;
+
+	pp_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+		     DRM_FORMAT_XRGB8888, &fb);
+
+	/* drm_mode_page_flip_ioctl(): no framebuffer on the CRTC: -EBUSY */
+	pp_disable_all(kms);
+	ret = drmModePageFlip(kms->fd, o->crtc_id, fb.fb_id,
+			      DRM_MODE_PAGE_FLIP_EVENT, NULL);
+	igt_assert_eq(ret ? -errno : 0, -EBUSY);
+
+	/*
+	 * Switched off (ACTIVE = 0) with its planes kept: an event cannot
+	 * be sent for a CRTC that stays off, drm_atomic_crtc_check(): -EINVAL
+	 */
+	igt_assert_eq(pp_modeset(kms, o, &fb), 0);
+	req = drmModeAtomicAlloc();
+	pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+	igt_assert_eq(pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	drmModeAtomicFree(req);
+	ret = drmModePageFlip(kms->fd, o->crtc_id, fb.fb_id,
+			      DRM_MODE_PAGE_FLIP_EVENT, NULL);
+	igt_assert_eq(ret ? -errno : 0, -EINVAL);
+
+	/* A CRTC that does not exist: -ENOENT */
+	ret = drmModePageFlip(kms->fd, 0xdead, fb.fb_id,
+			      DRM_MODE_PAGE_FLIP_EVENT, NULL);
+	igt_assert_eq(ret ? -errno : 0, -ENOENT);
+
+	pp_disable_all(kms);
+	pp_fb_destroy(kms->fd, &fb);
+}
+
+igt_main
+{
+	struct pp_kms kms = {};
+
+	igt_fixture
+		pp_kms_open(&kms);
+
+	igt_subtest("addfb2")
+		test_addfb(&kms);
+	igt_subtest("atomic-properties")
+		test_atomic(&kms);
+	igt_subtest("flip-disabled-crtc")
+		test_flip_disabled(&kms);
+
+	igt_fixture {
+		pp_kms_close(&kms);
+		primepair_assert_summary_zero();
+	}
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kms_vdisplay_clients - real KMS clients on vdisplay
+ *
+ * modetest (libdrm-tests) lists vdisplay's resources, sets a mode with its
+ * test pattern, and page-flips with -v at the mode's refresh rate, about
+ * 60 Hz (its "freq:" lines; each must stay below 62 Hz, and the
+ * average above 40 Hz: a driver without vblank flips thousands of times a
+ * second, while the guest under TCG on a loaded host loses some frames).  kmscube renders with Mesa's software
+ * renderer on GBM (kms_swrast) and its frames reach the screen: the CRC of
+ * the composed picture changes as the cube turns.  Clients run as child
+ * processes on the host's binaries; the test reads the result through its
+ * own non-master fd and debugfs.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_kms.h"
+
+IGT_TEST_DESCRIPTION("modetest and kmscube on vdisplay");
+
+struct child {
+	pid_t pid;
+	int in;		/* its stdin, write end */
+	int out;	/* its stdout and stderr, read end */
+};
+
+static void child_start(struct child *c, char *const argv[], char *const env[])
+{
+	int in[2], out[2];
+
+	igt_assert_eq(pipe(in), 0);
+	igt_assert_eq(pipe(out), 0);
+	c->pid = fork();
+	igt_assert_lte(0, c->pid);
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		close(in[1]);
+		close(out[0]);
+		for (; env && *env; env++)
+			putenv(*env);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->in = in[1];
+	c->out = out[0];
+}
+
+/* Ask the child to finish (a key press), collect its output and status */
+static int child_finish(struct child *c, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+	int status;
+
+	if (write(c->in, "\n", 1) != 1)
+		igt_debug("child's stdin closed\n");
+	close(c->in);
+	while (n + 1 < len && (r = read(c->out, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = 0;
+	close(c->out);
+	igt_assert_eq(waitpid(c->pid, &status, 0), c->pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void run_capture(const char *cmd, char *buf, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n;
+
+	igt_assert(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	igt_assert_eq(pclose(f), 0);
+}
+
+/* Wait up to @ms for CRTC @crtc_id to be on; returns its width or 0 */
+static uint32_t wait_crtc_on(int fd, uint32_t crtc_id, int ms)
+{
+	for (; ms > 0; ms -= 50) {
+		drmModeCrtcPtr crtc = drmModeGetCrtc(fd, crtc_id);
+		uint32_t w = crtc && crtc->mode_valid ? crtc->mode.hdisplay : 0;
+
+		drmModeFreeCrtc(crtc);
+		if (w)
+			return w;
+		usleep(50000);
+	}
+	return 0;
+}
+
+static void test_modetest_list(struct pp_kms *kms)
+{
+	static char out[1 << 16];
+
+	run_capture("modetest -M vdisplay -c", out, sizeof(out));
+	igt_assert(strstr(out, "Virtual-1"));
+	igt_assert(strstr(out, "connected"));
+	igt_assert(strstr(out, "640x480"));
+	run_capture("modetest -M vdisplay -p", out, sizeof(out));
+	igt_assert(strstr(out, "XR24 AR24 XB24 AB24 RG16"));
+	igt_assert(strstr(out, "zpos"));
+	igt_assert(strstr(out, "pixel blend mode"));
+}
+
+static void test_modetest_set(struct pp_kms *kms, bool vsync)
+{
+	static char out[1 << 16];
+	struct pp_output *o = &kms->outputs[0];
+	char spec[64];
+	char *argv[] = { "modetest", "-M", "vdisplay", "-s", spec,
+			 vsync ? "-v" : NULL, NULL };
+	unsigned int nfreq = 0;
+	double sum = 0, f;
+	struct child c;
+	char *p;
+
+	snprintf(spec, sizeof(spec), "%u@%u:640x480", o->connector_id,
+		 o->crtc_id);
+	child_start(&c, argv, NULL);
+	igt_assert_eq(wait_crtc_on(kms->fd, o->crtc_id, 10000), 640);
+
+	if (!vsync) {
+		/* The test pattern is on screen: CRCs of a still picture */
+		struct pp_crc crc;
+		uint64_t frame;
+		uint32_t a, b;
+
+		pp_crc_start(kms, o, &crc);
+		pp_crc_get(&crc, &frame, &a);
+		pp_crc_get(&crc, &frame, &b);
+		igt_assert_eq_u32(a, b);
+		pp_crc_stop(&crc);
+	} else {
+		sleep(4);
+	}
+	igt_assert_eq(child_finish(&c, out, sizeof(out)), 0);
+	igt_debug("%s\n", out);
+
+	if (!vsync)
+		return;
+	/* "freq: 59.98Hz" about every 2 s; the first one may be short */
+	for (p = out; (p = strstr(p, "freq: ")); p++) {
+		igt_assert_eq(sscanf(p, "freq: %lfHz", &f), 1);
+		igt_info("modetest -v: %.2f Hz\n", f);
+		igt_assert_f(f > 40.0 && f < 62.0, "flipping at %.2f Hz\n", f);
+		sum += f;
+		nfreq++;
+	}
+	igt_assert_lt(0, nfreq);
+	igt_assert_f(sum / nfreq > 40.0, "average %.2f Hz\n", sum / nfreq);
+}
+
+static void test_kmscube(struct pp_kms *kms)
+{
+	static char out[1 << 16];
+	struct pp_output *o = &kms->outputs[0];
+	char dev[64];
+	char *argv[] = { "kmscube", "-D", dev, "-c", "100000", NULL };
+	char *env[] = { "GBM_ALWAYS_SOFTWARE=1", "LIBGL_ALWAYS_SOFTWARE=1",
+			NULL };
+	uint32_t crcs[8];
+	unsigned int i, n, distinct = 0;
+	struct pp_crc crc;
+	struct stat st;
+	struct child c;
+	uint64_t frame;
+
+	igt_require(system("command -v kmscube >/dev/null") == 0);
+	igt_assert_eq(fstat(kms->fd, &st), 0);
+	snprintf(dev, sizeof(dev), "/dev/dri/card%u", minor(st.st_rdev));
+	child_start(&c, argv, env);
+	igt_assert_f(wait_crtc_on(kms->fd, o->crtc_id, 20000),
+		     "kmscube did not set a mode\n");
+
+	/*
+	 * llvmpipe under TCG draws a few frames per second after a slow
+	 * start: look at up to 20 s of frames for three different pictures.
+	 */
+	pp_crc_start(kms, o, &crc);
+	for (n = 0; n < 1200 && distinct < ARRAY_SIZE(crcs); n++) {
+		uint32_t value;
+
+		pp_crc_get(&crc, &frame, &value);
+		for (i = 0; i < distinct; i++)
+			if (crcs[i] == value)
+				break;
+		if (i == distinct)
+			crcs[distinct++] = value;
+		if (distinct >= 3)
+			break;
+	}
+	pp_crc_stop(&crc);
+
+	kill(c.pid, SIGTERM);
+	child_finish(&c, out, sizeof(out));
+	igt_debug("%s\n", out);
+	igt_info("kmscube: %u distinct CRCs in %u frames\n", distinct, n + 1);
+	/* A turning cube: new pictures keep reaching the screen. */
+	igt_assert_lte(3, distinct);
+}
+
+igt_main
+{
+	struct pp_kms kms = {};
+
+	igt_fixture {
+		igt_require(system("command -v modetest >/dev/null") == 0);
+		pp_kms_open(&kms);
+		/* The clients need DRM master: this fd gives it up. */
+		drmDropMaster(kms.fd);
+	}
+
+	igt_subtest("modetest-list")
+		test_modetest_list(&kms);
+	igt_subtest("modetest-set-mode")
+		test_modetest_set(&kms, false);
+	igt_subtest("modetest-vsync-flips")
+		test_modetest_set(&kms, true);
+	igt_subtest("kmscube-swrast")
+		test_kmscube(&kms);
+
+	igt_fixture {
+		close(kms.fd);
+		primepair_assert_summary_zero();
+	}
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kms_vdisplay_crc - CRCs of the composed frame through debugfs
+ *
+ * The interface IGT's CRC library reads: crtc-N/crc/control takes the
+ * source "auto", crtc-N/crc/data yields one "frame crc" line per vblank.
+ * An unchanged picture keeps its CRC, one changed pixel changes it, and
+ * restoring the pixel restores it.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_kms.h"
+
+IGT_TEST_DESCRIPTION("vdisplay CRC: stable frames, one-pixel changes");
+
+/* The first CRC of a frame that started after vblank @after */
+static uint32_t crc_after(struct pp_crc *crc, uint64_t after)
+{
+	uint64_t frame;
+	uint32_t value;
+
+	do
+		pp_crc_get(crc, &frame, &value);
+	while (frame <= after);
+	return value;
+}
+
+static void test_crc(struct pp_kms *kms, struct pp_output *o)
+{
+	uint64_t frame, prev_frame, seq;
+	uint32_t value, base, *px;
+	struct pp_crc crc;
+	struct pp_fb fb;
+	int i;
+
+	pp_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+		     DRM_FORMAT_XRGB8888, &fb);
+	pp_fb_fill_random(&fb, 99);
+	igt_assert_eq(pp_modeset(kms, o, &fb), 0);
+
+	pp_crc_start(kms, o, &crc);
+	pp_crc_get(&crc, &prev_frame, &base);
+
+	/* Stable: the same CRC for each following frame, frames rising */
+	for (i = 0; i < 5; i++) {
+		pp_crc_get(&crc, &frame, &value);
+		igt_assert_lt_u64(prev_frame, frame);
+		igt_assert_eq_u32(value, base);
+		prev_frame = frame;
+	}
+
+	/* One pixel in the middle of the screen, one bit of it */
+	px = (uint32_t *)((uint8_t *)fb.map + (o->mode.vdisplay / 2) * fb.pitch) +
+		o->mode.hdisplay / 2;
+	*px ^= 0x00000100;
+	seq = pp_wait_vblank(kms, o);
+	igt_assert_neq_u32(crc_after(&crc, seq), base);
+
+	*px ^= 0x00000100;
+	seq = pp_wait_vblank(kms, o);
+	igt_assert_eq_u32(crc_after(&crc, seq), base);
+
+	/* The unused X byte is not part of the picture. */
+	*px ^= 0xff000000;
+	seq = pp_wait_vblank(kms, o);
+	igt_assert_eq_u32(crc_after(&crc, seq), base);
+
+	pp_crc_stop(&crc);
+	pp_disable_all(kms);
+	pp_fb_destroy(kms->fd, &fb);
+}
+
+static void test_bad_source(struct pp_kms *kms, struct pp_output *o)
+{
+	char path[128];
+	struct stat st;
+	int fd;
+
+	igt_assert_eq(fstat(kms->fd, &st), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/crtc-%u/crc/control",
+		 minor(st.st_rdev), o->crtc_index);
+	fd = open(path, O_WRONLY);
+	igt_require(fd >= 0);
+	/* drm_crtc_crc_control_write: an unknown source is -EINVAL */
+	igt_assert_eq(write(fd, "pipe-z", 6), -1);
+	igt_assert_eq(errno, EINVAL);
+	close(fd);
+}
+
+igt_main
+{
+	struct pp_kms kms = {};
+
+	igt_fixture
+		pp_kms_open(&kms);
+
+	igt_subtest("crc-stable-and-pixel")
+		test_crc(&kms, &kms.outputs[0]);
+	igt_subtest("crc-bad-source")
+		test_bad_source(&kms, &kms.outputs[0]);
+
+	igt_fixture {
+		pp_kms_close(&kms);
+		primepair_assert_summary_zero();
+	}
+}
