@@ -58,6 +58,26 @@ static unsigned int max_size_mb = 1024;
 module_param(max_size_mb, uint, 0444);
 MODULE_PARM_DESC(max_size_mb, "Largest buffer primebuf creates, in MiB (default 1024)");
 
+static unsigned int max_total_mb;
+module_param(max_total_mb, uint, 0644);
+MODULE_PARM_DESC(max_total_mb, "Most backing memory all buffers together may hold, in MiB (default 0: half of RAM)");
+
+/*
+ * Reserve @bytes of backing against max_total_mb: unprivileged clients of
+ * a render node decide how much memory their buffers take, and must not
+ * be able to take it all.
+ */
+static bool primebuf_reserve_bytes(unsigned long bytes)
+{
+	unsigned long limit = max_total_mb ? (unsigned long)max_total_mb << 20 :
+			      (totalram_pages() << PAGE_SHIFT) / 2;
+
+	if (atomic_long_add_return(bytes, &primebuf_stats.bytes) <= limit)
+		return true;
+	atomic_long_sub(bytes, &primebuf_stats.bytes);
+	return false;
+}
+
 /* ----------------------------------------------------------------------
  * Backing storage
  */
@@ -133,7 +153,12 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 				  unsigned long npages,
 				  const struct primebuf_constraints *req)
 {
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO;
+	/*
+	 * Userspace decides how much memory its buffers take: when there is
+	 * not enough, the first use fails with -ENOMEM rather than waking
+	 * the OOM killer to make room.
+	 */
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 	unsigned long i;
 	int ret;
 
@@ -142,10 +167,14 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 
 	if (primebuf_inject_failure(PRIMEBUF_FAIL_ALLOC))
 		return -ENOMEM;
+	if (!primebuf_reserve_bytes(npages << PAGE_SHIFT))
+		return -ENOMEM;
 
 	b->pages = kvmalloc_array(npages, sizeof(*b->pages), GFP_KERNEL);
-	if (!b->pages)
-		return -ENOMEM;
+	if (!b->pages) {
+		ret = -ENOMEM;
+		goto out_unreserve;
+	}
 
 	if (req->contiguous)
 		ret = primebuf_alloc_contig(b, npages, gfp);
@@ -156,7 +185,6 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 
 	b->placement = req->contiguous ? PRIMEBUF_PLACEMENT_CONTIG :
 					 PRIMEBUF_PLACEMENT_PAGES;
-	atomic_long_add(npages << PAGE_SHIFT, &primebuf_stats.bytes);
 
 	b->max_addr = 0;
 	for (i = 0; i < npages; i++)
@@ -171,6 +199,8 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 out_free_array:
 	kvfree(b->pages);
 	b->pages = NULL;
+out_unreserve:
+	atomic_long_sub(npages << PAGE_SHIFT, &primebuf_stats.bytes);
 	return ret;
 }
 
@@ -711,8 +741,16 @@ static vm_fault_t primebuf_vm_fault(struct vm_fault *vmf)
 
 	mutex_lock(&bo->lock);
 	err = primebuf_prepare_backing(bo);
-	if (err)
-		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	/*
+	 * No VM_FAULT_OOM: a buffer over max_total_mb is not a reason to
+	 * kill anyone, and the OOM path would just retry the fault forever.
+	 * The task that touches memory it cannot have gets SIGBUS; a fatal
+	 * signal during allocation ends the fault to let it die.
+	 */
+	if (err == -EINTR)
+		ret = VM_FAULT_NOPAGE;
+	else if (err)
+		ret = VM_FAULT_SIGBUS;
 	else
 		ret = vmf_insert_pfn(vma, vmf->address,
 				     page_to_pfn(bo->backing.pages[pgoff]));

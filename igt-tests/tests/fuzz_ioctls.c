@@ -132,7 +132,8 @@ static void keep_fd(struct fuzz *f, int fd)
 
 static void op_bo_create(struct fuzz *f)
 {
-	uint64_t size = pick(f, 4) ? (pick(f, 64) + 1) * 4096 : value(f);
+	/* mostly small; sometimes anything up to the limit, to find ENOMEM */
+	uint64_t size = pick(f, 32) ? (pick(f, 64) + 1) * 4096 : value(f);
 	uint32_t h;
 
 	if (!__primepair_vrender_bo_create(f->render, size,

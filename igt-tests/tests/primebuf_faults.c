@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,23 @@
 #include "primepair_vrender.h"
 
 #define DEBUGFS "/sys/kernel/debug/primebuf/"
+#define MAX_TOTAL "/sys/module/primebuf/parameters/max_total_mb"
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, sig);
+}
+
+static void set_max_total(const char *mb)
+{
+	int fd = open(MAX_TOTAL, O_WRONLY);
+
+	igt_require(fd >= 0);
+	igt_assert_eq(write(fd, mb, strlen(mb)), (ssize_t)strlen(mb));
+	close(fd);
+}
 
 static void inject(const char *knob, int n)
 {
@@ -139,6 +158,40 @@ igt_main
 		igt_assert_eq(drmCloseBufferHandle(fd, bo), 0);
 	}
 
+	igt_describe("Beyond max_total_mb a first use fails: ENOMEM from SYNC and from a job's fence, SIGBUS on a CPU touch; never the OOM killer");
+	igt_subtest("max-total-limit") {
+		const uint64_t big = 4 << 20;
+		uint32_t bo, *map;
+		volatile uint32_t *vmap;
+		int dmabuf, sig;
+
+		set_max_total("2");
+		bo = primepair_vrender_bo_create(fd, big);
+		igt_assert_eq(drmPrimeHandleToFD(fd, bo, DRM_CLOEXEC, &dmabuf),
+			      0);
+		igt_assert_eq(sync_start(dmabuf), -ENOMEM);
+		igt_assert_eq(fill_status(fd, bo, big, 5), -ENOMEM);
+
+		map = primepair_vrender_bo_mmap(fd, bo, big,
+						PROT_READ | PROT_WRITE);
+		vmap = map;
+		signal(SIGBUS, on_sigbus);
+		sig = sigsetjmp(bus_jmp, 1);
+		if (!sig)
+			vmap[0] = 1;
+		signal(SIGBUS, SIG_DFL);
+		igt_assert_eq(sig, SIGBUS);
+		igt_assert_eq_u64(primepair_summary("bytes"), 0);
+
+		/* within the limit, the same buffer works */
+		set_max_total("0");
+		igt_assert_eq(fill_status(fd, bo, big, 6), 1);
+		igt_assert_eq_u32(vmap[0], 6);
+		munmap(map, big);
+		close(dmabuf);
+		igt_assert_eq(drmCloseBufferHandle(fd, bo), 0);
+	}
+
 	igt_describe("A failed attach fails PRIME import with ENOMEM and leaves nothing; the retry imports");
 	igt_subtest("fail-attach") {
 		uint32_t dumb, pitch, imp;
@@ -200,6 +253,7 @@ igt_main
 	}
 
 	igt_fixture {
+		set_max_total("0");
 		inject("fail_alloc", 0);
 		inject("fail_attach", 0);
 		inject("fail_map", 0);
