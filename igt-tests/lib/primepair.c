@@ -354,3 +354,14 @@ void primepair_reload_module(const char *name, const char *params)
 	ret = system(cmd);
 	igt_assert_f(ret == 0, "%s failed\n", cmd);
 }
+
+uint64_t primepair_summary_settle(const char *key, uint64_t expected)
+{
+	uint64_t v = primepair_summary(key);
+
+	for (int tries = 0; v != expected && tries < 100; tries++) {
+		usleep(20000);
+		v = primepair_summary(key);
+	}
+	return v;
+}

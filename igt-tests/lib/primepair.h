@@ -44,6 +44,13 @@ bool primepair_debugfs_read_u64(const char *file, const char *key,
  */
 void primepair_debugfs_assert_zero(const char *file);
 
+/*
+ * Wait up to 2 s for @key to read @expected and return its last value: a
+ * job's last reference, or a dma-buf's final fput, may be dropped by a
+ * kernel thread a moment after userspace closed its side.
+ */
+uint64_t primepair_summary_settle(const char *key, uint64_t expected);
+
 /* @key's value in PRIMEPAIR_SUMMARY_PATH; asserts that it exists. */
 uint64_t primepair_summary(const char *key);
 

@@ -58,7 +58,15 @@ static void assert_live(const struct counters *base, uint64_t buffers,
 {
 	struct counters now;
 
-	read_counters(&now);
+	/* a job may drop its last reference a moment after it signalled */
+	for (int tries = 0; tries < 100; tries++) {
+		read_counters(&now);
+		if (now.buffers - base->buffers == buffers &&
+		    now.imports - base->imports == imports &&
+		    now.exports - base->exports == exports)
+			break;
+		usleep(20000);
+	}
 	igt_assert_eq_u64(now.buffers - base->buffers, buffers);
 	igt_assert_eq_u64(now.imports - base->imports, imports);
 	igt_assert_eq_u64(now.exports - base->exports, exports);

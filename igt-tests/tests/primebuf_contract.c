@@ -212,7 +212,7 @@ igt_main
 		igt_assert_eq_u64(layout_bytes(&l), size);
 
 		close_handle(fds[PLAIN], bo);
-		igt_assert_eq_u64(now_stat("bytes"), bytes);
+		igt_assert_eq_u64(primepair_summary_settle("bytes", bytes), bytes);
 	}
 
 	igt_describe("The first allocation satisfies every device attached at that moment");
@@ -530,8 +530,8 @@ igt_main
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFEXITED(status));
 		igt_assert_eq(WEXITSTATUS(status), 0);
-		igt_assert_eq_u64(now_stat("buffers"), 0);
-		igt_assert_eq_u64(now_stat("imports"), 0);
+		igt_assert_eq_u64(primepair_summary_settle("buffers", 0), 0);
+		igt_assert_eq_u64(primepair_summary_settle("imports", 0), 0);
 	}
 
 	igt_fixture {
