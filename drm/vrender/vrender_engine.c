@@ -5,6 +5,7 @@
 
 #include <linux/crc32.h>
 #include <linux/dma-fence-chain.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
@@ -73,7 +74,7 @@ struct vrender_job_bo {
 	struct drm_gem_object *obj;
 	bool write;
 	struct sg_table *sgt;
-	struct scatterlist **sg;
+	phys_addr_t *addr;
 	u64 *start;
 	unsigned int nents;
 };
@@ -128,23 +129,41 @@ static const struct dma_fence_ops vrender_fence_ops = {
 
 typedef void (*vrender_chunk_fn)(void *vaddr, size_t len, void *ctx);
 
-static int vrender_bo_index(struct vrender_job_bo *jb)
+/*
+ * Index the DMA segments of the mapping.  The engine is a device: it
+ * works at the DMA addresses it was given, never through the pages of the
+ * table (the dma-buf contract forbids importers to touch those, and
+ * CONFIG_DMABUF_DEBUG scrambles them).  Without an IOMMU, as on every
+ * vrender instance, a DMA address is a bus view of physical memory, so
+ * the simulated engine reaches it through dma_to_phys().
+ */
+static int vrender_bo_index(struct vrender_job_bo *jb, struct device *dev)
 {
 	struct scatterlist *sg;
 	unsigned int i;
 	u64 pos = 0;
 
-	jb->nents = jb->sgt->orig_nents;
-	jb->sg = kvmalloc_array(jb->nents, sizeof(*jb->sg), GFP_KERNEL);
-	jb->start = kvmalloc_array(jb->nents, sizeof(*jb->start), GFP_KERNEL);
-	if (!jb->sg || !jb->start)
+	jb->nents = jb->sgt->nents;
+	jb->addr = kvmalloc_array(jb->nents, sizeof(*jb->addr), GFP_KERNEL);
+	/* one more start than segments: the end of the last one */
+	jb->start = kvmalloc_array(jb->nents + 1, sizeof(*jb->start),
+				   GFP_KERNEL);
+	if (!jb->addr || !jb->start)
 		return -ENOMEM;
 
-	for_each_sgtable_sg(jb->sgt, sg, i) {
-		jb->sg[i] = sg;
+	for_each_sgtable_dma_sg(jb->sgt, sg, i) {
+		phys_addr_t first = dma_to_phys(dev, sg_dma_address(sg));
+		unsigned int len = sg_dma_len(sg);
+
+		/* only memory the kernel can map, as a bus master would */
+		if (!len || !pfn_valid(PHYS_PFN(first)) ||
+		    !pfn_valid(PHYS_PFN(first + len - 1)))
+			return -EIO;
+		jb->addr[i] = first;
 		jb->start[i] = pos;
-		pos += sg->length;
+		pos += len;
 	}
+	jb->start[jb->nents] = pos;
 	return pos < jb->obj->size ? -EIO : 0;
 }
 
@@ -171,21 +190,21 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 	u64 in = offset - jb->start[i];
 
 	while (len && i < jb->nents) {
-		struct scatterlist *sg = jb->sg[i];
-		u64 pos = sg->offset + in;
+		u64 seg_len = jb->start[i + 1] - jb->start[i];
+		phys_addr_t phys = jb->addr[i] + in;
 		struct page *page;
 		size_t poff, n;
 		void *vaddr;
 
-		if (in >= sg->length) {
+		if (in >= seg_len) {
 			i++;
 			in = 0;
 			continue;
 		}
-		page = nth_page(sg_page(sg), pos >> PAGE_SHIFT);
-		poff = offset_in_page(pos);
+		page = pfn_to_page(PHYS_PFN(phys));
+		poff = offset_in_page(phys);
 		n = min3(len, (size_t)(PAGE_SIZE - poff),
-			 (size_t)(sg->length - in));
+			 (size_t)(seg_len - in));
 
 		vaddr = kmap_local_page(page);
 		fn(vaddr + poff, n, ctx);
@@ -402,9 +421,9 @@ static void vrender_job_unmap(struct vrender_job *job)
 	for (i = 0; i < job->nbos; i++) {
 		struct vrender_job_bo *jb = &job->bos[i];
 
-		kvfree(jb->sg);
+		kvfree(jb->addr);
 		kvfree(jb->start);
-		jb->sg = NULL;
+		jb->addr = NULL;
 		jb->start = NULL;
 		if (jb->sgt)
 			primebuf_bo_unmap(to_primebuf_bo(jb->obj), jb->sgt,
@@ -426,7 +445,7 @@ static int vrender_job_map(struct vrender_job *job)
 		if (IS_ERR(sgt))
 			return PTR_ERR(sgt);
 		jb->sgt = sgt;
-		ret = vrender_bo_index(jb);
+		ret = vrender_bo_index(jb, job->vr->drm.dev);
 		if (ret)
 			return ret;
 	}
