@@ -168,8 +168,13 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 {
 	int ret;
 
+	/*
+	 * Naming the cursor plane is what routes the legacy cursor ioctls
+	 * to it; without it DRM_IOCTL_MODE_CURSOR fails with -ENXIO.
+	 */
 	ret = drmm_crtc_init_with_planes(&vd->drm, &out->crtc, out->primary,
-					 NULL, &vdisplay_crtc_funcs, NULL);
+					 out->cursor, &vdisplay_crtc_funcs,
+					 NULL);
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&out->crtc, &vdisplay_crtc_helper_funcs);
