@@ -21,7 +21,7 @@
 #include "primepair.h"
 #include "primepair_kms.h"
 
-uint32_t pp_prop_id(int fd, uint32_t id, uint32_t type, const char *name)
+uint32_t primepair_prop_id(int fd, uint32_t id, uint32_t type, const char *name)
 {
 	drmModeObjectPropertiesPtr props;
 	uint32_t prop_id = 0;
@@ -41,9 +41,9 @@ uint32_t pp_prop_id(int fd, uint32_t id, uint32_t type, const char *name)
 	return prop_id;
 }
 
-uint64_t pp_prop_value(int fd, uint32_t id, uint32_t type, const char *name)
+uint64_t primepair_prop_value(int fd, uint32_t id, uint32_t type, const char *name)
 {
-	uint32_t prop_id = pp_prop_id(fd, id, type, name);
+	uint32_t prop_id = primepair_prop_id(fd, id, type, name);
 	drmModeObjectPropertiesPtr props;
 	uint64_t value = 0;
 	uint32_t i;
@@ -57,15 +57,15 @@ uint64_t pp_prop_value(int fd, uint32_t id, uint32_t type, const char *name)
 	return value;
 }
 
-void pp_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
+void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
 	    const char *name, uint64_t value)
 {
 	igt_assert_lt(0, drmModeAtomicAddProperty(req, id,
-						  pp_prop_id(fd, id, type, name),
+						  primepair_prop_id(fd, id, type, name),
 						  value));
 }
 
-static void pp_pick_mode(drmModeConnectorPtr c, drmModeModeInfo *mode)
+static void primepair_pick_mode(drmModeConnectorPtr c, drmModeModeInfo *mode)
 {
 	int i;
 
@@ -79,7 +79,7 @@ static void pp_pick_mode(drmModeConnectorPtr c, drmModeModeInfo *mode)
 		}
 }
 
-static void pp_find_planes(struct pp_kms *kms)
+static void primepair_find_planes(struct primepair_kms *kms)
 {
 	drmModePlaneResPtr res = drmModeGetPlaneResources(kms->fd);
 	uint32_t i;
@@ -91,10 +91,10 @@ static void pp_find_planes(struct pp_kms *kms)
 		uint64_t type;
 
 		igt_assert(p);
-		type = pp_prop_value(kms->fd, p->plane_id, DRM_MODE_OBJECT_PLANE,
+		type = primepair_prop_value(kms->fd, p->plane_id, DRM_MODE_OBJECT_PLANE,
 				     "type");
 		for (o = 0; o < kms->noutputs; o++) {
-			struct pp_output *out = &kms->outputs[o];
+			struct primepair_output *out = &kms->outputs[o];
 
 			if (!(p->possible_crtcs & (1u << out->crtc_index)))
 				continue;
@@ -102,7 +102,7 @@ static void pp_find_planes(struct pp_kms *kms)
 				out->primary = p->plane_id;
 			else if (type == DRM_PLANE_TYPE_CURSOR)
 				out->cursor = p->plane_id;
-			else if (out->noverlays < PP_MAX_PLANES)
+			else if (out->noverlays < PRIMEPAIR_MAX_PLANES)
 				out->overlays[out->noverlays++] = p->plane_id;
 		}
 		drmModeFreePlane(p);
@@ -110,7 +110,7 @@ static void pp_find_planes(struct pp_kms *kms)
 	drmModeFreePlaneResources(res);
 }
 
-void pp_kms_open(struct pp_kms *kms)
+void primepair_kms_open(struct primepair_kms *kms)
 {
 	drmModeResPtr res;
 	int i, j;
@@ -123,7 +123,7 @@ void pp_kms_open(struct pp_kms *kms)
 
 	res = drmModeGetResources(kms->fd);
 	igt_assert(res);
-	igt_assert_lte(res->count_crtcs, PP_MAX_OUTPUTS);
+	igt_assert_lte(res->count_crtcs, PRIMEPAIR_MAX_OUTPUTS);
 	kms->noutputs = res->count_crtcs;
 	for (i = 0; i < res->count_crtcs; i++) {
 		kms->outputs[i].crtc_id = res->crtcs[i];
@@ -139,7 +139,7 @@ void pp_kms_open(struct pp_kms *kms)
 		e = drmModeGetEncoder(kms->fd, c->encoders[0]);
 		igt_assert(e);
 		for (j = 0; j < res->count_crtcs; j++) {
-			struct pp_output *o = &kms->outputs[j];
+			struct primepair_output *o = &kms->outputs[j];
 
 			if (!(e->possible_crtcs & (1u << j)))
 				continue;
@@ -148,27 +148,27 @@ void pp_kms_open(struct pp_kms *kms)
 			} else {
 				o->connector_id = c->connector_id;
 				if (c->connection == DRM_MODE_CONNECTED)
-					pp_pick_mode(c, &o->mode);
+					primepair_pick_mode(c, &o->mode);
 			}
 		}
 		drmModeFreeEncoder(e);
 		drmModeFreeConnector(c);
 	}
 	drmModeFreeResources(res);
-	pp_find_planes(kms);
+	primepair_find_planes(kms);
 }
 
-void pp_kms_close(struct pp_kms *kms)
+void primepair_kms_close(struct primepair_kms *kms)
 {
 	if (kms->fd >= 0) {
-		pp_disable_all(kms);
+		primepair_disable_all(kms);
 		close(kms->fd);
 	}
 	kms->fd = -1;
 }
 
-void pp_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
-		  struct pp_fb *fb)
+void primepair_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
+		  struct primepair_fb *fb)
 {
 	uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
 	struct drm_mode_create_dumb create = {};
@@ -200,7 +200,7 @@ void pp_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
 				    &fb->fb_id, 0), 0);
 }
 
-void pp_fb_destroy(int fd, struct pp_fb *fb)
+void primepair_fb_destroy(int fd, struct primepair_fb *fb)
 {
 	struct drm_mode_destroy_dumb destroy = { .handle = fb->handle };
 
@@ -213,38 +213,39 @@ void pp_fb_destroy(int fd, struct pp_fb *fb)
 	memset(fb, 0, sizeof(*fb));
 }
 
-void pp_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,
-		  uint32_t crtc, const struct pp_fb *fb, int32_t x, int32_t y,
+void primepair_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,
+		  uint32_t crtc, const struct primepair_fb *fb, int32_t x, int32_t y,
 		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h)
 {
 	const uint32_t t = DRM_MODE_OBJECT_PLANE;
 
-	pp_add(fd, req, plane, t, "FB_ID", fb->fb_id);
-	pp_add(fd, req, plane, t, "CRTC_ID", crtc);
-	pp_add(fd, req, plane, t, "SRC_X", (uint64_t)sx << 16);
-	pp_add(fd, req, plane, t, "SRC_Y", (uint64_t)sy << 16);
-	pp_add(fd, req, plane, t, "SRC_W", (uint64_t)w << 16);
-	pp_add(fd, req, plane, t, "SRC_H", (uint64_t)h << 16);
-	pp_add(fd, req, plane, t, "CRTC_X", (uint64_t)(int64_t)x);
-	pp_add(fd, req, plane, t, "CRTC_Y", (uint64_t)(int64_t)y);
-	pp_add(fd, req, plane, t, "CRTC_W", w);
-	pp_add(fd, req, plane, t, "CRTC_H", h);
+	primepair_add(fd, req, plane, t, "FB_ID", fb->fb_id);
+	primepair_add(fd, req, plane, t, "CRTC_ID", crtc);
+	primepair_add(fd, req, plane, t, "SRC_X", (uint64_t)sx << 16);
+	primepair_add(fd, req, plane, t, "SRC_Y", (uint64_t)sy << 16);
+	primepair_add(fd, req, plane, t, "SRC_W", (uint64_t)w << 16);
+	primepair_add(fd, req, plane, t, "SRC_H", (uint64_t)h << 16);
+	primepair_add(fd, req, plane, t, "CRTC_X", (uint64_t)(int64_t)x);
+	primepair_add(fd, req, plane, t, "CRTC_Y", (uint64_t)(int64_t)y);
+	primepair_add(fd, req, plane, t, "CRTC_W", w);
+	primepair_add(fd, req, plane, t, "CRTC_H", h);
 }
 
-void pp_add_plane_off(int fd, drmModeAtomicReqPtr req, uint32_t plane)
+void primepair_add_plane_off(int fd, drmModeAtomicReqPtr req, uint32_t plane)
 {
-	pp_add(fd, req, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", 0);
-	pp_add(fd, req, plane, DRM_MODE_OBJECT_PLANE, "CRTC_ID", 0);
+	primepair_add(fd, req, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", 0);
+	primepair_add(fd, req, plane, DRM_MODE_OBJECT_PLANE, "CRTC_ID", 0);
 }
 
-int pp_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags)
+int primepair_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags)
 {
 	int ret = drmModeAtomicCommit(fd, req, flags, NULL);
 
 	return ret ? -errno : 0;
 }
 
-int pp_modeset(struct pp_kms *kms, struct pp_output *o, const struct pp_fb *fb)
+int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
+		      const struct primepair_fb *fb)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	uint32_t blob;
@@ -253,46 +254,46 @@ int pp_modeset(struct pp_kms *kms, struct pp_output *o, const struct pp_fb *fb)
 	igt_assert(req);
 	igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, &o->mode,
 						sizeof(o->mode), &blob), 0);
-	pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
-	pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
-	pp_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	primepair_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "CRTC_ID", o->crtc_id);
-	pp_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0, 0, 0,
+	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0, 0, 0,
 		     o->mode.hdisplay, o->mode.vdisplay);
-	ret = pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
+	ret = primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
 	drmModeAtomicFree(req);
 	drmModeDestroyPropertyBlob(kms->fd, blob);
 	return ret;
 }
 
-void pp_disable_all(struct pp_kms *kms)
+void primepair_disable_all(struct primepair_kms *kms)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	unsigned int i, j;
 
 	igt_assert(req);
 	for (i = 0; i < kms->noutputs; i++) {
-		struct pp_output *o = &kms->outputs[i];
+		struct primepair_output *o = &kms->outputs[i];
 
-		pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
-		pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
-		pp_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+		primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+		primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
+		primepair_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
 		       "CRTC_ID", 0);
 		if (o->wb_connector_id)
-			pp_add(kms->fd, req, o->wb_connector_id,
+			primepair_add(kms->fd, req, o->wb_connector_id,
 			       DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", 0);
-		pp_add_plane_off(kms->fd, req, o->primary);
+		primepair_add_plane_off(kms->fd, req, o->primary);
 		if (o->cursor)
-			pp_add_plane_off(kms->fd, req, o->cursor);
+			primepair_add_plane_off(kms->fd, req, o->cursor);
 		for (j = 0; j < o->noverlays; j++)
-			pp_add_plane_off(kms->fd, req, o->overlays[j]);
+			primepair_add_plane_off(kms->fd, req, o->overlays[j]);
 	}
-	igt_assert_eq(pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	igt_assert_eq(primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
 	drmModeAtomicFree(req);
 }
 
-void pp_writeback_capture(struct pp_kms *kms, struct pp_output *o,
-			  struct pp_fb *wb)
+void primepair_writeback_capture(struct primepair_kms *kms, struct primepair_output *o,
+			  struct primepair_fb *wb)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
@@ -301,11 +302,11 @@ void pp_writeback_capture(struct pp_kms *kms, struct pp_output *o,
 
 	igt_require_f(o->wb_connector_id, "no writeback connector\n");
 	igt_assert(req);
-	pp_add(kms->fd, req, o->wb_connector_id, t, "CRTC_ID", o->crtc_id);
-	pp_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_FB_ID", wb->fb_id);
-	pp_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_OUT_FENCE_PTR",
+	primepair_add(kms->fd, req, o->wb_connector_id, t, "CRTC_ID", o->crtc_id);
+	primepair_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_FB_ID", wb->fb_id);
+	primepair_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_OUT_FENCE_PTR",
 	       (uint64_t)(uintptr_t)&fence);
-	igt_assert_eq(pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	igt_assert_eq(primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
 	drmModeAtomicFree(req);
 
 	igt_assert_lte(0, fence);
@@ -315,7 +316,7 @@ void pp_writeback_capture(struct pp_kms *kms, struct pp_output *o,
 	close(fence);
 }
 
-static int pp_debugfs_dir(int fd, char *buf, size_t len)
+static int primepair_debugfs_dir(int fd, char *buf, size_t len)
 {
 	struct stat st;
 
@@ -323,11 +324,12 @@ static int pp_debugfs_dir(int fd, char *buf, size_t len)
 	return snprintf(buf, len, "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
 }
 
-void pp_crc_start(struct pp_kms *kms, struct pp_output *o, struct pp_crc *c)
+void primepair_crc_start(struct primepair_kms *kms, struct primepair_output *o,
+			 struct primepair_crc *c)
 {
 	char dir[64], path[128];
 
-	pp_debugfs_dir(kms->fd, dir, sizeof(dir));
+	primepair_debugfs_dir(kms->fd, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/crtc-%u/crc/control", dir, o->crtc_index);
 	c->ctl_fd = open(path, O_WRONLY);
 	igt_require_f(c->ctl_fd >= 0, "no %s\n", path);
@@ -337,7 +339,7 @@ void pp_crc_start(struct pp_kms *kms, struct pp_output *o, struct pp_crc *c)
 	igt_assert_f(c->data_fd >= 0, "open %s: %m\n", path);
 }
 
-void pp_crc_get(struct pp_crc *c, uint64_t *frame, uint32_t *crc)
+void primepair_crc_get(struct primepair_crc *c, uint64_t *frame, uint32_t *crc)
 {
 	char line[64];
 	ssize_t n;
@@ -356,13 +358,13 @@ void pp_crc_get(struct pp_crc *c, uint64_t *frame, uint32_t *crc)
 	*crc = v;
 }
 
-void pp_crc_stop(struct pp_crc *c)
+void primepair_crc_stop(struct primepair_crc *c)
 {
 	close(c->data_fd);
 	close(c->ctl_fd);
 }
 
-uint64_t pp_wait_vblank(struct pp_kms *kms, struct pp_output *o)
+uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_output *o)
 {
 	drmVBlank vbl = {};
 
@@ -373,7 +375,7 @@ uint64_t pp_wait_vblank(struct pp_kms *kms, struct pp_output *o)
 	return vbl.reply.sequence;
 }
 
-uint32_t pp_read_pixel(const void *p, uint32_t format)
+uint32_t primepair_read_pixel(const void *p, uint32_t format)
 {
 	uint32_t v, r, g, b;
 
@@ -402,7 +404,7 @@ uint32_t pp_read_pixel(const void *p, uint32_t format)
 	return 0;
 }
 
-void pp_fb_fill_random(struct pp_fb *fb, uint32_t seed)
+void primepair_fb_fill_random(struct primepair_fb *fb, uint32_t seed)
 {
 	uint32_t *p = fb->map;
 	uint64_t i;
@@ -413,7 +415,7 @@ void pp_fb_fill_random(struct pp_fb *fb, uint32_t seed)
 	}
 }
 
-void pp_fb_fill_color(struct pp_fb *fb, uint32_t argb)
+void primepair_fb_fill_color(struct primepair_fb *fb, uint32_t argb)
 {
 	uint32_t x, y, r = argb >> 16 & 255, g = argb >> 8 & 255, b = argb & 255;
 
@@ -438,32 +440,32 @@ void pp_fb_fill_color(struct pp_fb *fb, uint32_t argb)
 	}
 }
 
-static uint32_t pp_div255(uint32_t v)
+static uint32_t primepair_div255(uint32_t v)
 {
 	/* round(v / 255) for v <= 255 * 255 */
 	return (v * 2 + 255) / 510;
 }
 
-static uint32_t pp_blend(uint32_t dst, uint32_t src, uint32_t pa,
+static uint32_t primepair_blend(uint32_t dst, uint32_t src, uint32_t pa,
 			 uint32_t mode)
 {
-	uint32_t a = mode == PP_BLEND_NONE ? 255 : src >> 24;
-	uint32_t cov = pp_div255(a * pa);
-	uint32_t sa = mode == PP_BLEND_COVERAGE ? cov : pa;
+	uint32_t a = mode == PRIMEPAIR_BLEND_NONE ? 255 : src >> 24;
+	uint32_t cov = primepair_div255(a * pa);
+	uint32_t sa = mode == PRIMEPAIR_BLEND_COVERAGE ? cov : pa;
 	uint32_t out = 0xff000000u;
 	int sh;
 
 	for (sh = 0; sh < 24; sh += 8) {
-		uint32_t c = pp_div255((src >> sh & 255) * sa) +
-			     pp_div255((dst >> sh & 255) * (255 - cov));
+		uint32_t c = primepair_div255((src >> sh & 255) * sa) +
+			     primepair_div255((dst >> sh & 255) * (255 - cov));
 
 		out |= (c > 255 ? 255 : c) << sh;
 	}
 	return out;
 }
 
-void pp_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
-		  const struct pp_fb *fb, int32_t x, int32_t y,
+void primepair_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
+		  const struct primepair_fb *fb, int32_t x, int32_t y,
 		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h,
 		  uint16_t alpha, uint32_t blend)
 {
@@ -483,14 +485,14 @@ void pp_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
 			p = (const uint8_t *)fb->map +
 				(size_t)(sy + j) * fb->pitch +
 				(size_t)(sx + i) * fb->cpp;
-			img[dy * iw + dx] = pp_blend(img[dy * iw + dx],
-						     pp_read_pixel(p, fb->format),
+			img[dy * iw + dx] = primepair_blend(img[dy * iw + dx],
+						     primepair_read_pixel(p, fb->format),
 						     alpha >> 8, blend);
 		}
 	}
 }
 
-unsigned int pp_compare(const struct pp_fb *wb, const uint32_t *img,
+unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *img,
 			unsigned int tolerance)
 {
 	unsigned int bad = 0, x, y;

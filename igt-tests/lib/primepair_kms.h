@@ -2,7 +2,7 @@
 /*
  * primepair_kms.h - KMS helpers for the vdisplay tests, on libdrm.
  *
- * One struct pp_kms describes the card: for each CRTC its connector,
+ * One struct primepair_kms describes the card: for each CRTC its connector,
  * writeback connector and planes, and the property ids the tests set in
  * atomic commits.  Framebuffers are dumb buffers, mapped for the CPU.
  */
@@ -16,10 +16,10 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
-#define PP_MAX_OUTPUTS	4
-#define PP_MAX_PLANES	8
+#define PRIMEPAIR_MAX_OUTPUTS	4
+#define PRIMEPAIR_MAX_PLANES	8
 
-struct pp_output {
+struct primepair_output {
 	uint32_t crtc_id;
 	unsigned int crtc_index;
 	uint32_t connector_id;
@@ -27,17 +27,17 @@ struct pp_output {
 	uint32_t primary;
 	uint32_t cursor;		/* 0 if none */
 	unsigned int noverlays;
-	uint32_t overlays[PP_MAX_PLANES];
+	uint32_t overlays[PRIMEPAIR_MAX_PLANES];
 	drmModeModeInfo mode;		/* the test mode (640x480 if listed) */
 };
 
-struct pp_kms {
+struct primepair_kms {
 	int fd;
 	unsigned int noutputs;
-	struct pp_output outputs[PP_MAX_OUTPUTS];
+	struct primepair_output outputs[PRIMEPAIR_MAX_OUTPUTS];
 };
 
-struct pp_fb {
+struct primepair_fb {
 	uint32_t handle;
 	uint32_t fb_id;
 	uint32_t width, height, format, pitch, cpp;
@@ -46,56 +46,58 @@ struct pp_fb {
 };
 
 /* Open vdisplay with atomic and writeback caps and fill @kms. */
-void pp_kms_open(struct pp_kms *kms);
-void pp_kms_close(struct pp_kms *kms);
+void primepair_kms_open(struct primepair_kms *kms);
+void primepair_kms_close(struct primepair_kms *kms);
 
 /* Property id of @name on object @id of @type; asserts that it exists. */
-uint32_t pp_prop_id(int fd, uint32_t id, uint32_t type, const char *name);
+uint32_t primepair_prop_id(int fd, uint32_t id, uint32_t type, const char *name);
 /* Current value of property @name on @id */
-uint64_t pp_prop_value(int fd, uint32_t id, uint32_t type, const char *name);
+uint64_t primepair_prop_value(int fd, uint32_t id, uint32_t type, const char *name);
 
 /* Add "name = value" for object @id to @req; asserts success. */
-void pp_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
+void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
 	    const char *name, uint64_t value);
 
 /* A dumb buffer of @format mapped for the CPU, with an fb id (0 if !addfb) */
-void pp_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
-		  struct pp_fb *fb);
-void pp_fb_destroy(int fd, struct pp_fb *fb);
+void primepair_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
+		  struct primepair_fb *fb);
+void primepair_fb_destroy(int fd, struct primepair_fb *fb);
 
 /* Plane properties for an unscaled @w x @h at (@x,@y), from fb (sx,sy). */
-void pp_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,
-		  uint32_t crtc, const struct pp_fb *fb, int32_t x, int32_t y,
+void primepair_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,
+		  uint32_t crtc, const struct primepair_fb *fb, int32_t x, int32_t y,
 		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h);
-void pp_add_plane_off(int fd, drmModeAtomicReqPtr req, uint32_t plane);
+void primepair_add_plane_off(int fd, drmModeAtomicReqPtr req, uint32_t plane);
 
 /* Mode set @o with @fb full screen on its primary; returns 0 or -errno. */
-int pp_modeset(struct pp_kms *kms, struct pp_output *o, const struct pp_fb *fb);
+int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
+		      const struct primepair_fb *fb);
 /* Turn every CRTC and plane off */
-void pp_disable_all(struct pp_kms *kms);
+void primepair_disable_all(struct primepair_kms *kms);
 
 /* Commit @req (with @flags), returning 0 or -errno */
-int pp_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags);
+int primepair_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags);
 
 /*
  * Capture the next frame of @o through its writeback connector into @wb
  * (XRGB8888 or ARGB8888 of the mode's size), waiting for the out-fence.
  */
-void pp_writeback_capture(struct pp_kms *kms, struct pp_output *o,
-			  struct pp_fb *wb);
+void primepair_writeback_capture(struct primepair_kms *kms, struct primepair_output *o,
+			  struct primepair_fb *wb);
 
 /* CRC through debugfs: open crtc-N/crc for "auto" and read entries. */
-struct pp_crc {
+struct primepair_crc {
 	int ctl_fd;
 	int data_fd;
 };
-void pp_crc_start(struct pp_kms *kms, struct pp_output *o, struct pp_crc *c);
+void primepair_crc_start(struct primepair_kms *kms, struct primepair_output *o,
+			 struct primepair_crc *c);
 /* Next entry after skipping entries for frames before now; -> frame, crc */
-void pp_crc_get(struct pp_crc *c, uint64_t *frame, uint32_t *crc);
-void pp_crc_stop(struct pp_crc *c);
+void primepair_crc_get(struct primepair_crc *c, uint64_t *frame, uint32_t *crc);
+void primepair_crc_stop(struct primepair_crc *c);
 
 /* Wait for the next vblank of @o; returns its sequence */
-uint64_t pp_wait_vblank(struct pp_kms *kms, struct pp_output *o);
+uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_output *o);
 
 #endif /* PRIMEPAIR_KMS_H */
 
@@ -103,14 +105,14 @@ uint64_t pp_wait_vblank(struct pp_kms *kms, struct pp_output *o);
  * CPU reference of vdisplay's composer: formats read as ARGB8888 (RGB565
  * widened by bit replication), 8-bit blending with rounding, over black.
  */
-uint32_t pp_read_pixel(const void *p, uint32_t format);
+uint32_t primepair_read_pixel(const void *p, uint32_t format);
 /* Fill @fb with pseudo-random bytes from @seed (every byte varies). */
-void pp_fb_fill_random(struct pp_fb *fb, uint32_t seed);
+void primepair_fb_fill_random(struct primepair_fb *fb, uint32_t seed);
 /* Fill @fb with one ARGB8888 colour (converted to its format) */
-void pp_fb_fill_color(struct pp_fb *fb, uint32_t argb);
+void primepair_fb_fill_color(struct primepair_fb *fb, uint32_t argb);
 /* Blend an unscaled plane into @img (@iw x @ih XRGB8888, alpha 0xff) */
-void pp_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
-		  const struct pp_fb *fb, int32_t x, int32_t y,
+void primepair_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
+		  const struct primepair_fb *fb, int32_t x, int32_t y,
 		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h,
 		  uint16_t alpha, uint32_t blend);
 /*
@@ -118,10 +120,10 @@ void pp_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
  * within @tolerance; returns the number of differing pixels and logs the
  * first few.
  */
-unsigned int pp_compare(const struct pp_fb *wb, const uint32_t *img,
+unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *img,
 			unsigned int tolerance);
 
 /* DRM_MODE_BLEND_* values of the "pixel blend mode" enum */
-#define PP_BLEND_PREMULTI	0
-#define PP_BLEND_COVERAGE	1
-#define PP_BLEND_NONE		2
+#define PRIMEPAIR_BLEND_PREMULTI	0
+#define PRIMEPAIR_BLEND_COVERAGE	1
+#define PRIMEPAIR_BLEND_NONE		2

@@ -38,16 +38,16 @@ static int addfb(int fd, uint32_t handle, uint32_t w, uint32_t h,
 	return ret ? -errno : 0;
 }
 
-static void test_addfb(struct pp_kms *kms)
+static void test_addfb(struct primepair_kms *kms)
 {
 	const uint64_t linear = DRM_FORMAT_MOD_LINEAR;
 	const uint64_t invalid = DRM_FORMAT_MOD_INVALID;
 	const uint64_t x_tiled = I915_FORMAT_MOD_X_TILED;
 	const uint64_t afbc = DRM_FORMAT_MOD_ARM_AFBC(AFBC_FORMAT_MOD_BLOCK_SIZE_16x16);
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	uint32_t id;
 
-	pp_fb_create(kms->fd, W, H, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_create(kms->fd, W, H, DRM_FORMAT_XRGB8888, &fb);
 
 	/* Good ones, with and without a LINEAR modifier */
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
@@ -87,10 +87,10 @@ static void test_addfb(struct pp_kms *kms)
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
 			    fb.pitch, &afbc, &id), -EINVAL);
 
-	pp_fb_destroy(kms->fd, &fb);
+	primepair_fb_destroy(kms->fd, &fb);
 }
 
-static int commit_one(struct pp_kms *kms, uint32_t obj, uint32_t prop,
+static int commit_one(struct primepair_kms *kms, uint32_t obj, uint32_t prop,
 		      uint64_t value, uint32_t flags)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
@@ -98,26 +98,26 @@ static int commit_one(struct pp_kms *kms, uint32_t obj, uint32_t prop,
 
 	igt_assert(req);
 	igt_assert_lt(0, drmModeAtomicAddProperty(req, obj, prop, value));
-	ret = pp_commit(kms->fd, req, flags);
+	ret = primepair_commit(kms->fd, req, flags);
 	drmModeAtomicFree(req);
 	return ret;
 }
 
-static void test_atomic(struct pp_kms *kms)
+static void test_atomic(struct primepair_kms *kms)
 {
-	struct pp_output *o = &kms->outputs[0];
+	struct primepair_output *o = &kms->outputs[0];
 	const uint32_t P = DRM_MODE_OBJECT_PLANE, C = DRM_MODE_OBJECT_CRTC;
-	uint32_t alpha = pp_prop_id(kms->fd, o->primary, P, "alpha");
-	uint32_t zpos = pp_prop_id(kms->fd, o->primary, P, "zpos");
-	uint32_t fb_id = pp_prop_id(kms->fd, o->primary, P, "FB_ID");
-	uint32_t active = pp_prop_id(kms->fd, o->crtc_id, C, "ACTIVE");
-	uint32_t type = pp_prop_id(kms->fd, o->primary, P, "type");
+	uint32_t alpha = primepair_prop_id(kms->fd, o->primary, P, "alpha");
+	uint32_t zpos = primepair_prop_id(kms->fd, o->primary, P, "zpos");
+	uint32_t fb_id = primepair_prop_id(kms->fd, o->primary, P, "FB_ID");
+	uint32_t active = primepair_prop_id(kms->fd, o->crtc_id, C, "ACTIVE");
+	uint32_t type = primepair_prop_id(kms->fd, o->primary, P, "type");
 	uint64_t max_zpos = kms->outputs[0].noverlays + (o->cursor ? 1 : 0);
-	struct pp_fb fb;
+	struct primepair_fb fb;
 
-	pp_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
 		     DRM_FORMAT_XRGB8888, &fb);
-	igt_assert_eq(pp_modeset(kms, o, &fb), 0);
+	igt_assert_eq(primepair_modeset(kms, o, &fb), 0);
 
 	/* drm_mode_atomic_ioctl(): no such object, no such property on it */
 	igt_assert_eq(commit_one(kms, 0xdead, alpha, 0, 0), -ENOENT);
@@ -141,30 +141,30 @@ static void test_atomic(struct pp_kms *kms)
 	{
 		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 
-		pp_add(kms->fd, req, o->overlays[0], P, "FB_ID", fb.fb_id);
-		igt_assert_eq(pp_commit(kms->fd, req, 0), -EINVAL);
+		primepair_add(kms->fd, req, o->overlays[0], P, "FB_ID", fb.fb_id);
+		igt_assert_eq(primepair_commit(kms->fd, req, 0), -EINVAL);
 		drmModeAtomicFree(req);
 	}
 	/* still on, still the same */
-	igt_assert_eq(pp_prop_value(kms->fd, o->crtc_id, C, "ACTIVE"), 1);
-	igt_assert_eq(pp_prop_value(kms->fd, o->primary, P, "alpha"), 0xffff);
+	igt_assert_eq(primepair_prop_value(kms->fd, o->crtc_id, C, "ACTIVE"), 1);
+	igt_assert_eq(primepair_prop_value(kms->fd, o->primary, P, "alpha"), 0xffff);
 
-	pp_disable_all(kms);
-	pp_fb_destroy(kms->fd, &fb);
+	primepair_disable_all(kms);
+	primepair_fb_destroy(kms->fd, &fb);
 }
 
-static void test_flip_disabled(struct pp_kms *kms)
+static void test_flip_disabled(struct primepair_kms *kms)
 {
-	struct pp_output *o = &kms->outputs[0];
+	struct primepair_output *o = &kms->outputs[0];
 	drmModeAtomicReqPtr req;
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	int ret;
 
-	pp_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
 		     DRM_FORMAT_XRGB8888, &fb);
 
 	/* drm_mode_page_flip_ioctl(): no framebuffer on the CRTC: -EBUSY */
-	pp_disable_all(kms);
+	primepair_disable_all(kms);
 	ret = drmModePageFlip(kms->fd, o->crtc_id, fb.fb_id,
 			      DRM_MODE_PAGE_FLIP_EVENT, NULL);
 	igt_assert_eq(ret ? -errno : 0, -EBUSY);
@@ -173,10 +173,10 @@ static void test_flip_disabled(struct pp_kms *kms)
 	 * Switched off (ACTIVE = 0) with its planes kept: an event cannot
 	 * be sent for a CRTC that stays off, drm_atomic_crtc_check(): -EINVAL
 	 */
-	igt_assert_eq(pp_modeset(kms, o, &fb), 0);
+	igt_assert_eq(primepair_modeset(kms, o, &fb), 0);
 	req = drmModeAtomicAlloc();
-	pp_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
-	igt_assert_eq(pp_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+	igt_assert_eq(primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
 	drmModeAtomicFree(req);
 	ret = drmModePageFlip(kms->fd, o->crtc_id, fb.fb_id,
 			      DRM_MODE_PAGE_FLIP_EVENT, NULL);
@@ -187,16 +187,16 @@ static void test_flip_disabled(struct pp_kms *kms)
 			      DRM_MODE_PAGE_FLIP_EVENT, NULL);
 	igt_assert_eq(ret ? -errno : 0, -ENOENT);
 
-	pp_disable_all(kms);
-	pp_fb_destroy(kms->fd, &fb);
+	primepair_disable_all(kms);
+	primepair_fb_destroy(kms->fd, &fb);
 }
 
 igt_main
 {
-	struct pp_kms kms = {};
+	struct primepair_kms kms = {};
 
 	igt_fixture
-		pp_kms_open(&kms);
+		primepair_kms_open(&kms);
 
 	igt_subtest("addfb2")
 		test_addfb(&kms);
@@ -206,7 +206,7 @@ igt_main
 		test_flip_disabled(&kms);
 
 	igt_fixture {
-		pp_kms_close(&kms);
+		primepair_kms_close(&kms);
 		primepair_assert_summary_zero();
 	}
 }

@@ -105,7 +105,7 @@ static uint32_t wait_crtc_on(int fd, uint32_t crtc_id, int ms)
 	return 0;
 }
 
-static void test_modetest_list(struct pp_kms *kms)
+static void test_modetest_list(struct primepair_kms *kms)
 {
 	static char out[1 << 16];
 
@@ -119,10 +119,10 @@ static void test_modetest_list(struct pp_kms *kms)
 	igt_assert(strstr(out, "pixel blend mode"));
 }
 
-static void test_modetest_set(struct pp_kms *kms, bool vsync)
+static void test_modetest_set(struct primepair_kms *kms, bool vsync)
 {
 	static char out[1 << 16];
-	struct pp_output *o = &kms->outputs[0];
+	struct primepair_output *o = &kms->outputs[0];
 	char spec[64];
 	char *argv[] = { "modetest", "-M", "vdisplay", "-s", spec,
 			 vsync ? "-v" : NULL, NULL };
@@ -138,15 +138,15 @@ static void test_modetest_set(struct pp_kms *kms, bool vsync)
 
 	if (!vsync) {
 		/* The test pattern is on screen: CRCs of a still picture */
-		struct pp_crc crc;
+		struct primepair_crc crc;
 		uint64_t frame;
 		uint32_t a, b;
 
-		pp_crc_start(kms, o, &crc);
-		pp_crc_get(&crc, &frame, &a);
-		pp_crc_get(&crc, &frame, &b);
+		primepair_crc_start(kms, o, &crc);
+		primepair_crc_get(&crc, &frame, &a);
+		primepair_crc_get(&crc, &frame, &b);
 		igt_assert_eq_u32(a, b);
-		pp_crc_stop(&crc);
+		primepair_crc_stop(&crc);
 	} else {
 		sleep(4);
 	}
@@ -167,17 +167,17 @@ static void test_modetest_set(struct pp_kms *kms, bool vsync)
 	igt_assert_f(sum / nfreq > 40.0, "average %.2f Hz\n", sum / nfreq);
 }
 
-static void test_kmscube(struct pp_kms *kms)
+static void test_kmscube(struct primepair_kms *kms)
 {
 	static char out[1 << 16];
-	struct pp_output *o = &kms->outputs[0];
+	struct primepair_output *o = &kms->outputs[0];
 	char dev[64];
 	char *argv[] = { "kmscube", "-D", dev, "-c", "100000", NULL };
 	char *env[] = { "GBM_ALWAYS_SOFTWARE=1", "LIBGL_ALWAYS_SOFTWARE=1",
 			NULL };
 	uint32_t crcs[8];
 	unsigned int i, n, distinct = 0;
-	struct pp_crc crc;
+	struct primepair_crc crc;
 	struct stat st;
 	struct child c;
 	uint64_t frame;
@@ -193,11 +193,11 @@ static void test_kmscube(struct pp_kms *kms)
 	 * llvmpipe under TCG draws a few frames per second after a slow
 	 * start: look at up to 20 s of frames for three different pictures.
 	 */
-	pp_crc_start(kms, o, &crc);
+	primepair_crc_start(kms, o, &crc);
 	for (n = 0; n < 1200 && distinct < ARRAY_SIZE(crcs); n++) {
 		uint32_t value;
 
-		pp_crc_get(&crc, &frame, &value);
+		primepair_crc_get(&crc, &frame, &value);
 		for (i = 0; i < distinct; i++)
 			if (crcs[i] == value)
 				break;
@@ -206,7 +206,7 @@ static void test_kmscube(struct pp_kms *kms)
 		if (distinct >= 3)
 			break;
 	}
-	pp_crc_stop(&crc);
+	primepair_crc_stop(&crc);
 
 	kill(c.pid, SIGTERM);
 	child_finish(&c, out, sizeof(out));
@@ -218,11 +218,11 @@ static void test_kmscube(struct pp_kms *kms)
 
 igt_main
 {
-	struct pp_kms kms = {};
+	struct primepair_kms kms = {};
 
 	igt_fixture {
 		igt_require(system("command -v modetest >/dev/null") == 0);
-		pp_kms_open(&kms);
+		primepair_kms_open(&kms);
 		/* The clients need DRM master: this fd gives it up. */
 		drmDropMaster(kms.fd);
 	}

@@ -25,36 +25,36 @@
 IGT_TEST_DESCRIPTION("vdisplay CRC: stable frames, one-pixel changes");
 
 /* The first CRC of a frame that started after vblank @after */
-static uint32_t crc_after(struct pp_crc *crc, uint64_t after)
+static uint32_t crc_after(struct primepair_crc *crc, uint64_t after)
 {
 	uint64_t frame;
 	uint32_t value;
 
 	do
-		pp_crc_get(crc, &frame, &value);
+		primepair_crc_get(crc, &frame, &value);
 	while (frame <= after);
 	return value;
 }
 
-static void test_crc(struct pp_kms *kms, struct pp_output *o)
+static void test_crc(struct primepair_kms *kms, struct primepair_output *o)
 {
 	uint64_t frame, prev_frame, seq;
 	uint32_t value, base, *px;
-	struct pp_crc crc;
-	struct pp_fb fb;
+	struct primepair_crc crc;
+	struct primepair_fb fb;
 	int i;
 
-	pp_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
 		     DRM_FORMAT_XRGB8888, &fb);
-	pp_fb_fill_random(&fb, 99);
-	igt_assert_eq(pp_modeset(kms, o, &fb), 0);
+	primepair_fb_fill_random(&fb, 99);
+	igt_assert_eq(primepair_modeset(kms, o, &fb), 0);
 
-	pp_crc_start(kms, o, &crc);
-	pp_crc_get(&crc, &prev_frame, &base);
+	primepair_crc_start(kms, o, &crc);
+	primepair_crc_get(&crc, &prev_frame, &base);
 
 	/* Stable: the same CRC for each following frame, frames rising */
 	for (i = 0; i < 5; i++) {
-		pp_crc_get(&crc, &frame, &value);
+		primepair_crc_get(&crc, &frame, &value);
 		igt_assert_lt_u64(prev_frame, frame);
 		igt_assert_eq_u32(value, base);
 		prev_frame = frame;
@@ -64,24 +64,24 @@ static void test_crc(struct pp_kms *kms, struct pp_output *o)
 	px = (uint32_t *)((uint8_t *)fb.map + (o->mode.vdisplay / 2) * fb.pitch) +
 		o->mode.hdisplay / 2;
 	*px ^= 0x00000100;
-	seq = pp_wait_vblank(kms, o);
+	seq = primepair_wait_vblank(kms, o);
 	igt_assert_neq_u32(crc_after(&crc, seq), base);
 
 	*px ^= 0x00000100;
-	seq = pp_wait_vblank(kms, o);
+	seq = primepair_wait_vblank(kms, o);
 	igt_assert_eq_u32(crc_after(&crc, seq), base);
 
 	/* The unused X byte is not part of the picture. */
 	*px ^= 0xff000000;
-	seq = pp_wait_vblank(kms, o);
+	seq = primepair_wait_vblank(kms, o);
 	igt_assert_eq_u32(crc_after(&crc, seq), base);
 
-	pp_crc_stop(&crc);
-	pp_disable_all(kms);
-	pp_fb_destroy(kms->fd, &fb);
+	primepair_crc_stop(&crc);
+	primepair_disable_all(kms);
+	primepair_fb_destroy(kms->fd, &fb);
 }
 
-static void test_bad_source(struct pp_kms *kms, struct pp_output *o)
+static void test_bad_source(struct primepair_kms *kms, struct primepair_output *o)
 {
 	char path[128];
 	struct stat st;
@@ -100,10 +100,10 @@ static void test_bad_source(struct pp_kms *kms, struct pp_output *o)
 
 igt_main
 {
-	struct pp_kms kms = {};
+	struct primepair_kms kms = {};
 
 	igt_fixture
-		pp_kms_open(&kms);
+		primepair_kms_open(&kms);
 
 	igt_subtest("crc-stable-and-pixel")
 		test_crc(&kms, &kms.outputs[0]);
@@ -111,7 +111,7 @@ igt_main
 		test_bad_source(&kms, &kms.outputs[0]);
 
 	igt_fixture {
-		pp_kms_close(&kms);
+		primepair_kms_close(&kms);
 		primepair_assert_summary_zero();
 	}
 }

@@ -97,9 +97,9 @@ static int64_t frame_ns(const drmModeModeInfo *m)
 }
 
 struct ctx {
-	struct pp_kms kms;
-	struct pp_output *o;
-	struct pp_fb fb[2];
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	struct primepair_fb fb[2];
 };
 
 static void flip_run(struct ctx *c, unsigned int nflips)
@@ -108,7 +108,7 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 	unsigned int i, prev_seq = 0, late = 0, unexplained = 0, unstalled = 0;
 	int64_t prev_ts = 0, period = frame_ns(&c->o->mode), queued = 0;
 
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->fb[0]), 0);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb[0]), 0);
 
 	for (i = 0; i < nflips; i++) {
 		unsigned int before = ev.count;
@@ -178,7 +178,7 @@ static void test_vblank_wait(struct ctx *c)
 	unsigned int prev;
 	int i;
 
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->fb[0]), 0);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb[0]), 0);
 	vbl.request.type = DRM_VBLANK_RELATIVE;
 	vbl.request.sequence = 1;
 	igt_assert_eq(drmWaitVBlank(c->kms.fd, &vbl), 0);
@@ -216,7 +216,7 @@ static void test_vblank_off(struct ctx *c)
 {
 	drmVBlank vbl = {};
 
-	pp_disable_all(&c->kms);
+	primepair_disable_all(&c->kms);
 	vbl.request.type = DRM_VBLANK_RELATIVE;
 	vbl.request.sequence = 1;
 	/* drm_wait_vblank_ioctl: vblank of a disabled CRTC is -EINVAL */
@@ -231,11 +231,11 @@ static void test_atomic_event(struct ctx *c)
 	uint64_t seq;
 	int i;
 
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->fb[0]), 0);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb[0]), 0);
 	for (i = 0; i < 10; i++) {
-		seq = pp_wait_vblank(&c->kms, c->o);
+		seq = primepair_wait_vblank(&c->kms, c->o);
 		req = drmModeAtomicAlloc();
-		pp_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE,
+		primepair_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE,
 		       "FB_ID", c->fb[i & 1].fb_id);
 		igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
 						  DRM_MODE_PAGE_FLIP_EVENT |
@@ -257,14 +257,14 @@ igt_main
 	igt_fixture {
 		igt_assert_eq(pthread_create(&sampler, NULL, stall_sampler,
 					     NULL), 0);
-		pp_kms_open(&c.kms);
+		primepair_kms_open(&c.kms);
 		c.o = &c.kms.outputs[0];
-		pp_fb_create(c.kms.fd, c.o->mode.hdisplay, c.o->mode.vdisplay,
+		primepair_fb_create(c.kms.fd, c.o->mode.hdisplay, c.o->mode.vdisplay,
 			     DRM_FORMAT_XRGB8888, &c.fb[0]);
-		pp_fb_create(c.kms.fd, c.o->mode.hdisplay, c.o->mode.vdisplay,
+		primepair_fb_create(c.kms.fd, c.o->mode.hdisplay, c.o->mode.vdisplay,
 			     DRM_FORMAT_XRGB8888, &c.fb[1]);
-		pp_fb_fill_color(&c.fb[0], 0xff102030u);
-		pp_fb_fill_color(&c.fb[1], 0xff302010u);
+		primepair_fb_fill_color(&c.fb[0], 0xff102030u);
+		primepair_fb_fill_color(&c.fb[1], 0xff302010u);
 	}
 
 	igt_subtest("flip-events")
@@ -279,9 +279,9 @@ igt_main
 		test_vblank_off(&c);
 
 	igt_fixture {
-		pp_disable_all(&c.kms);
-		pp_fb_destroy(c.kms.fd, &c.fb[0]);
-		pp_fb_destroy(c.kms.fd, &c.fb[1]);
+		primepair_disable_all(&c.kms);
+		primepair_fb_destroy(c.kms.fd, &c.fb[0]);
+		primepair_fb_destroy(c.kms.fd, &c.fb[1]);
 		close(c.kms.fd);
 		sampler_stop = true;
 		pthread_join(sampler, NULL);

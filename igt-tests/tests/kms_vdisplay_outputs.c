@@ -31,47 +31,47 @@ IGT_TEST_DESCRIPTION("vdisplay outputs, module parameters and hotplug");
 
 static void test_each_crtc(void)
 {
-	struct pp_kms kms;
+	struct primepair_kms kms;
 	unsigned int i;
 
 	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "outputs=4 overlays=2");
-	pp_kms_open(&kms);
+	primepair_kms_open(&kms);
 	igt_assert_eq(kms.noutputs, 4);
 
 	for (i = 0; i < kms.noutputs; i++) {
-		struct pp_output *o = &kms.outputs[i];
+		struct primepair_output *o = &kms.outputs[i];
 		uint64_t seq, next;
-		struct pp_fb fb;
+		struct primepair_fb fb;
 
 		igt_assert(o->connector_id && o->wb_connector_id);
 		igt_assert(o->primary && o->cursor);
 		igt_assert_eq(o->noverlays, 2);
 
-		pp_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+		primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
 			     DRM_FORMAT_XRGB8888, &fb);
-		igt_assert_eq(pp_modeset(&kms, o, &fb), 0);
-		igt_assert_eq(pp_prop_value(kms.fd, o->crtc_id,
+		igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+		igt_assert_eq(primepair_prop_value(kms.fd, o->crtc_id,
 					    DRM_MODE_OBJECT_CRTC, "ACTIVE"), 1);
-		seq = pp_wait_vblank(&kms, o);
-		next = pp_wait_vblank(&kms, o);
+		seq = primepair_wait_vblank(&kms, o);
+		next = primepair_wait_vblank(&kms, o);
 		igt_assert_eq_u64(next, seq + 1);
 
-		pp_disable_all(&kms);
-		igt_assert_eq(pp_prop_value(kms.fd, o->crtc_id,
+		primepair_disable_all(&kms);
+		igt_assert_eq(primepair_prop_value(kms.fd, o->crtc_id,
 					    DRM_MODE_OBJECT_CRTC, "ACTIVE"), 0);
-		pp_fb_destroy(kms.fd, &fb);
+		primepair_fb_destroy(kms.fd, &fb);
 	}
-	pp_kms_close(&kms);
+	primepair_kms_close(&kms);
 	primepair_assert_summary_zero();
 }
 
 static void test_no_optional_planes(void)
 {
-	struct pp_kms kms;
+	struct primepair_kms kms;
 
 	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER,
 				"cursor=0 overlays=0 writeback=0 max_width=800 max_height=600");
-	pp_kms_open(&kms);
+	primepair_kms_open(&kms);
 	igt_assert_eq(kms.noutputs, 1);
 	igt_assert(kms.outputs[0].primary);
 	igt_assert_eq(kms.outputs[0].cursor, 0);
@@ -89,7 +89,7 @@ static void test_no_optional_planes(void)
 		}
 		drmModeFreeConnector(c);
 	}
-	pp_kms_close(&kms);
+	primepair_kms_close(&kms);
 
 	/* Out of range: the module refuses to load (-EINVAL) */
 	igt_assert_eq(system("rmmod vdisplay"), 0);
@@ -138,7 +138,7 @@ static bool uevent_hotplug(int fd)
 	return false;
 }
 
-static void set_connected(struct pp_kms *kms, uint32_t connector_id,
+static void set_connected(struct primepair_kms *kms, uint32_t connector_id,
 			  bool connected)
 {
 	drmModeConnectorPtr c = drmModeGetConnector(kms->fd, connector_id);
@@ -160,12 +160,12 @@ static void set_connected(struct pp_kms *kms, uint32_t connector_id,
 
 static void test_hotplug(void)
 {
-	struct pp_kms kms;
+	struct primepair_kms kms;
 	drmModeConnectorPtr c;
 	uint32_t id;
 	int ev;
 
-	pp_kms_open(&kms);
+	primepair_kms_open(&kms);
 	id = kms.outputs[0].connector_id;
 	ev = uevent_open();
 
@@ -186,7 +186,7 @@ static void test_hotplug(void)
 	drmModeFreeConnector(c);
 
 	close(ev);
-	pp_kms_close(&kms);
+	primepair_kms_close(&kms);
 }
 
 igt_main

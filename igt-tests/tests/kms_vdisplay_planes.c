@@ -35,31 +35,31 @@ static bool has_alpha(uint32_t f)
 }
 
 struct ctx {
-	struct pp_kms kms;
-	struct pp_output *o;
+	struct primepair_kms kms;
+	struct primepair_output *o;
 	uint32_t w, h;
-	struct pp_fb bg, wb;
+	struct primepair_fb bg, wb;
 	uint32_t *ref;
 };
 
 static void ctx_init(struct ctx *c)
 {
-	pp_kms_open(&c->kms);
+	primepair_kms_open(&c->kms);
 	c->o = &c->kms.outputs[0];
 	igt_require(c->o->wb_connector_id);
 	c->w = c->o->mode.hdisplay;
 	c->h = c->o->mode.vdisplay;
-	pp_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &c->bg);
-	pp_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &c->wb);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &c->bg);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &c->wb);
 	c->ref = calloc((size_t)c->w * c->h, 4);
 	igt_assert(c->ref);
 }
 
 static void ctx_fini(struct ctx *c)
 {
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &c->wb);
-	pp_fb_destroy(c->kms.fd, &c->bg);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &c->wb);
+	primepair_fb_destroy(c->kms.fd, &c->bg);
 	close(c->kms.fd);
 	free(c->ref);
 }
@@ -67,7 +67,7 @@ static void ctx_fini(struct ctx *c)
 /* Every subtest starts from all planes and CRTCs off. */
 static void ctx_reset(struct ctx *c)
 {
-	pp_disable_all(&c->kms);
+	primepair_disable_all(&c->kms);
 }
 
 static void ref_clear(struct ctx *c)
@@ -81,60 +81,60 @@ static void ref_clear(struct ctx *c)
 static void check(struct ctx *c, unsigned int tolerance)
 {
 	memset(c->wb.map, 0, c->wb.size);
-	pp_writeback_capture(&c->kms, c->o, &c->wb);
-	igt_assert_eq_u32(pp_compare(&c->wb, c->ref, tolerance), 0);
+	primepair_writeback_capture(&c->kms, c->o, &c->wb);
+	igt_assert_eq_u32(primepair_compare(&c->wb, c->ref, tolerance), 0);
 }
 
 static void test_primary_format(struct ctx *c, uint32_t format)
 {
-	struct pp_fb fb;
+	struct primepair_fb fb;
 
-	pp_fb_create(c->kms.fd, c->w, c->h, format, &fb);
-	pp_fb_fill_random(&fb, format);
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &fb), 0);
+	primepair_fb_create(c->kms.fd, c->w, c->h, format, &fb);
+	primepair_fb_fill_random(&fb, format);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &fb), 0);
 
 	/* The primary is the bottom plane: its alpha falls on black. */
 	ref_clear(c);
-	pp_ref_blend(c->ref, c->w, c->h, &fb, 0, 0, 0, 0, c->w, c->h,
-		     0xffff, PP_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &fb, 0, 0, 0, 0, c->w, c->h,
+		     0xffff, PRIMEPAIR_BLEND_PREMULTI);
 	check(c, has_alpha(format) ? ALPHA_TOLERANCE : 0);
 
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &fb);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
-static void set_overlay(struct ctx *c, uint32_t plane, struct pp_fb *fb,
+static void set_overlay(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
 			int32_t x, int32_t y, uint32_t sx, uint32_t sy,
 			uint32_t w, uint32_t h, uint16_t alpha, uint32_t blend)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 
-	pp_add_plane(c->kms.fd, req, plane, c->o->crtc_id, fb, x, y, sx, sy,
+	primepair_add_plane(c->kms.fd, req, plane, c->o->crtc_id, fb, x, y, sx, sy,
 		     w, h);
-	pp_add(c->kms.fd, req, plane, DRM_MODE_OBJECT_PLANE, "alpha", alpha);
-	pp_add(c->kms.fd, req, plane, DRM_MODE_OBJECT_PLANE,
+	primepair_add(c->kms.fd, req, plane, DRM_MODE_OBJECT_PLANE, "alpha", alpha);
+	primepair_add(c->kms.fd, req, plane, DRM_MODE_OBJECT_PLANE,
 	       "pixel blend mode", blend);
-	igt_assert_eq(pp_commit(c->kms.fd, req, 0), 0);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
 	drmModeAtomicFree(req);
 }
 
 static void test_overlay_format(struct ctx *c, uint32_t format)
 {
 	static const struct { uint16_t alpha; uint32_t blend; } modes[] = {
-		{ 0xffff, PP_BLEND_PREMULTI },
-		{ 0xffff, PP_BLEND_COVERAGE },
-		{ 0x8080, PP_BLEND_NONE },
-		{ 0x4040, PP_BLEND_COVERAGE },
+		{ 0xffff, PRIMEPAIR_BLEND_PREMULTI },
+		{ 0xffff, PRIMEPAIR_BLEND_COVERAGE },
+		{ 0x8080, PRIMEPAIR_BLEND_NONE },
+		{ 0x4040, PRIMEPAIR_BLEND_COVERAGE },
 	};
 	uint32_t ov = c->o->overlays[0];
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	unsigned int i;
 
 	igt_require(c->o->noverlays > 0);
-	pp_fb_fill_random(&c->bg, 7);
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->bg), 0);
-	pp_fb_create(c->kms.fd, 200, 150, format, &fb);
-	pp_fb_fill_random(&fb, format * 3);
+	primepair_fb_fill_random(&c->bg, 7);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_create(c->kms.fd, 200, 150, format, &fb);
+	primepair_fb_fill_random(&fb, format * 3);
 
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		bool blends = has_alpha(format) || modes[i].alpha != 0xffff;
@@ -144,15 +144,15 @@ static void test_overlay_format(struct ctx *c, uint32_t format)
 		set_overlay(c, ov, &fb, 37, 29, 10, 5, 180, 140,
 			    modes[i].alpha, modes[i].blend);
 		ref_clear(c);
-		pp_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
-			     c->h, 0xffff, PP_BLEND_PREMULTI);
-		pp_ref_blend(c->ref, c->w, c->h, &fb, 37, 29, 10, 5, 180, 140,
+		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
+			     c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		primepair_ref_blend(c->ref, c->w, c->h, &fb, 37, 29, 10, 5, 180, 140,
 			     modes[i].alpha, modes[i].blend);
 		check(c, blends ? ALPHA_TOLERANCE : 0);
 	}
 
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &fb);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
 /* Planes partly or wholly outside the CRTC are clipped by the helpers. */
@@ -165,29 +165,29 @@ static void test_clipping(struct ctx *c)
 		{ (int32_t)c->w + 10, 20 }, { -120, -120 },
 	};
 	uint32_t ov = c->o->overlays[0];
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	unsigned int i;
 
 	igt_require(c->o->noverlays > 0);
-	pp_fb_fill_random(&c->bg, 11);
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->bg), 0);
-	pp_fb_create(c->kms.fd, 120, 100, DRM_FORMAT_XRGB8888, &fb);
-	pp_fb_fill_random(&fb, 12);
+	primepair_fb_fill_random(&c->bg, 11);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_create(c->kms.fd, 120, 100, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 12);
 
 	for (i = 0; i < ARRAY_SIZE(pos); i++) {
 		igt_debug("overlay at %d,%d\n", pos[i][0], pos[i][1]);
 		set_overlay(c, ov, &fb, pos[i][0], pos[i][1], 0, 0, 120, 100,
-			    0xffff, PP_BLEND_PREMULTI);
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
 		ref_clear(c);
-		pp_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
-			     c->h, 0xffff, PP_BLEND_PREMULTI);
-		pp_ref_blend(c->ref, c->w, c->h, &fb, pos[i][0], pos[i][1],
-			     0, 0, 120, 100, 0xffff, PP_BLEND_PREMULTI);
+		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
+			     c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		primepair_ref_blend(c->ref, c->w, c->h, &fb, pos[i][0], pos[i][1],
+			     0, 0, 120, 100, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
 		check(c, 0);
 	}
 
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &fb);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
 /* The cursor follows its moves, on top of everything, clipped at edges. */
@@ -198,40 +198,40 @@ static void test_cursor(struct ctx *c)
 		{ 300, (int32_t)c->h - 5 },
 	};
 	uint32_t cur = c->o->cursor;
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	unsigned int i;
 
 	igt_require(cur);
-	pp_fb_fill_random(&c->bg, 21);
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->bg), 0);
-	pp_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_ARGB8888, &fb);
-	pp_fb_fill_color(&fb, 0xffff8000u);
+	primepair_fb_fill_random(&c->bg, 21);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_ARGB8888, &fb);
+	primepair_fb_fill_color(&fb, 0xffff8000u);
 
 	for (i = 0; i < ARRAY_SIZE(pos); i++) {
 		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 
 		if (i == 0) {
-			pp_add_plane(c->kms.fd, req, cur, c->o->crtc_id, &fb,
+			primepair_add_plane(c->kms.fd, req, cur, c->o->crtc_id, &fb,
 				     pos[i][0], pos[i][1], 0, 0, 64, 64);
 		} else {
-			pp_add(c->kms.fd, req, cur, DRM_MODE_OBJECT_PLANE,
+			primepair_add(c->kms.fd, req, cur, DRM_MODE_OBJECT_PLANE,
 			       "CRTC_X", (uint64_t)(int64_t)pos[i][0]);
-			pp_add(c->kms.fd, req, cur, DRM_MODE_OBJECT_PLANE,
+			primepair_add(c->kms.fd, req, cur, DRM_MODE_OBJECT_PLANE,
 			       "CRTC_Y", (uint64_t)(int64_t)pos[i][1]);
 		}
-		igt_assert_eq(pp_commit(c->kms.fd, req, 0), 0);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
 		drmModeAtomicFree(req);
 
 		ref_clear(c);
-		pp_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
-			     c->h, 0xffff, PP_BLEND_PREMULTI);
-		pp_ref_blend(c->ref, c->w, c->h, &fb, pos[i][0], pos[i][1],
-			     0, 0, 64, 64, 0xffff, PP_BLEND_PREMULTI);
+		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
+			     c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		primepair_ref_blend(c->ref, c->w, c->h, &fb, pos[i][0], pos[i][1],
+			     0, 0, 64, 64, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
 		check(c, 0);
 	}
 
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &fb);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
 /* zpos decides the order: the overlay under the primary is hidden. */
@@ -239,44 +239,44 @@ static void test_zpos(struct ctx *c)
 {
 	uint32_t ov = c->o->overlays[0];
 	drmModeAtomicReqPtr req;
-	struct pp_fb fb, top;
+	struct primepair_fb fb, top;
 
 	igt_require(c->o->noverlays > 0);
-	pp_fb_create(c->kms.fd, c->w / 2, c->h / 2, DRM_FORMAT_ARGB8888, &top);
-	pp_fb_fill_color(&top, 0x80ff0000u);
-	pp_fb_create(c->kms.fd, 100, 100, DRM_FORMAT_XRGB8888, &fb);
-	pp_fb_fill_color(&fb, 0xff00ff00u);
-	pp_fb_fill_color(&c->bg, 0xff0000ffu);
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_create(c->kms.fd, c->w / 2, c->h / 2, DRM_FORMAT_ARGB8888, &top);
+	primepair_fb_fill_color(&top, 0x80ff0000u);
+	primepair_fb_create(c->kms.fd, 100, 100, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_color(&fb, 0xff00ff00u);
+	primepair_fb_fill_color(&c->bg, 0xff0000ffu);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
 	set_overlay(c, ov, &fb, 10, 10, 0, 0, 100, 100, 0xffff,
-		    PP_BLEND_PREMULTI);
+		    PRIMEPAIR_BLEND_PREMULTI);
 
 	/* Primary (half size, translucent) above the overlay */
 	req = drmModeAtomicAlloc();
-	pp_add_plane(c->kms.fd, req, c->o->primary, c->o->crtc_id, &top, 0, 0,
+	primepair_add_plane(c->kms.fd, req, c->o->primary, c->o->crtc_id, &top, 0, 0,
 		     0, 0, c->w / 2, c->h / 2);
-	pp_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE, "zpos", 2);
-	pp_add(c->kms.fd, req, ov, DRM_MODE_OBJECT_PLANE, "zpos", 0);
-	igt_assert_eq(pp_commit(c->kms.fd, req, 0), 0);
+	primepair_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE, "zpos", 2);
+	primepair_add(c->kms.fd, req, ov, DRM_MODE_OBJECT_PLANE, "zpos", 0);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
 	drmModeAtomicFree(req);
 
 	ref_clear(c);
-	pp_ref_blend(c->ref, c->w, c->h, &fb, 10, 10, 0, 0, 100, 100, 0xffff,
-		     PP_BLEND_PREMULTI);
-	pp_ref_blend(c->ref, c->w, c->h, &top, 0, 0, 0, 0, c->w / 2, c->h / 2,
-		     0xffff, PP_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &fb, 10, 10, 0, 0, 100, 100, 0xffff,
+		     PRIMEPAIR_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &top, 0, 0, 0, 0, c->w / 2, c->h / 2,
+		     0xffff, PRIMEPAIR_BLEND_PREMULTI);
 	check(c, ALPHA_TOLERANCE);
 
 	/* Back to the default order for the next subtests */
 	req = drmModeAtomicAlloc();
-	pp_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE, "zpos", 0);
-	pp_add(c->kms.fd, req, ov, DRM_MODE_OBJECT_PLANE, "zpos", 1);
-	igt_assert_eq(pp_commit(c->kms.fd, req, 0), 0);
+	primepair_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE, "zpos", 0);
+	primepair_add(c->kms.fd, req, ov, DRM_MODE_OBJECT_PLANE, "zpos", 1);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
 	drmModeAtomicFree(req);
 
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &fb);
-	pp_fb_destroy(c->kms.fd, &top);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
+	primepair_fb_destroy(c->kms.fd, &top);
 }
 
 /*
@@ -287,46 +287,46 @@ static void test_zpos(struct ctx *c)
 static void test_writeback_formats(struct ctx *c)
 {
 	drmModeAtomicReqPtr req;
-	struct pp_fb argb, small, rgb565;
+	struct primepair_fb argb, small, rgb565;
 	uint32_t x, y;
 
-	pp_fb_fill_random(&c->bg, 31);
-	igt_assert_eq(pp_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_fill_random(&c->bg, 31);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
 	ref_clear(c);
-	pp_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
-		     0xffff, PP_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
+		     0xffff, PRIMEPAIR_BLEND_PREMULTI);
 
-	pp_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_ARGB8888, &argb);
-	pp_writeback_capture(&c->kms, c->o, &argb);
-	igt_assert_eq_u32(pp_compare(&argb, c->ref, 0), 0);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_ARGB8888, &argb);
+	primepair_writeback_capture(&c->kms, c->o, &argb);
+	igt_assert_eq_u32(primepair_compare(&argb, c->ref, 0), 0);
 	for (y = 0; y < c->h; y += 7)
 		for (x = 0; x < c->w; x += 5)
 			igt_assert_eq_u32(((uint32_t *)((uint8_t *)argb.map +
 					   y * argb.pitch))[x] >> 24, 0xff);
 
-	pp_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
-	pp_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_RGB565, &rgb565);
+	primepair_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_RGB565, &rgb565);
 	req = drmModeAtomicAlloc();
-	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "CRTC_ID", c->o->crtc_id);
-	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "WRITEBACK_FB_ID", small.fb_id);
-	igt_assert_eq(pp_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
+	igt_assert_eq(primepair_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
 		      -EINVAL);
 	drmModeAtomicFree(req);
 	req = drmModeAtomicAlloc();
-	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "CRTC_ID", c->o->crtc_id);
-	pp_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "WRITEBACK_FB_ID", rgb565.fb_id);
-	igt_assert_eq(pp_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
+	igt_assert_eq(primepair_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
 		      -EINVAL);
 	drmModeAtomicFree(req);
 
-	pp_disable_all(&c->kms);
-	pp_fb_destroy(c->kms.fd, &rgb565);
-	pp_fb_destroy(c->kms.fd, &small);
-	pp_fb_destroy(c->kms.fd, &argb);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &rgb565);
+	primepair_fb_destroy(c->kms.fd, &small);
+	primepair_fb_destroy(c->kms.fd, &argb);
 }
 
 igt_main

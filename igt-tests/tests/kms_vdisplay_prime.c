@@ -28,21 +28,21 @@ IGT_TEST_DESCRIPTION("vdisplay scanout of buffers rendered by vrender");
 #define FILL_A	0xff336699u
 #define FILL_B	0xffcc2211u
 
-static void check_solid_halves(struct pp_kms *kms, struct pp_output *o,
+static void check_solid_halves(struct primepair_kms *kms, struct primepair_output *o,
 			       uint32_t left, uint32_t right)
 {
 	uint32_t w = o->mode.hdisplay, h = o->mode.vdisplay, x, y;
 	uint32_t *ref = malloc((size_t)w * h * 4);
-	struct pp_fb wb;
+	struct primepair_fb wb;
 
 	igt_assert(ref);
 	for (y = 0; y < h; y++)
 		for (x = 0; x < w; x++)
 			ref[y * w + x] = x < w / 2 ? left : right;
-	pp_fb_create(kms->fd, w, h, DRM_FORMAT_XRGB8888, &wb);
-	pp_writeback_capture(kms, o, &wb);
-	igt_assert_eq_u32(pp_compare(&wb, ref, 0), 0);
-	pp_fb_destroy(kms->fd, &wb);
+	primepair_fb_create(kms->fd, w, h, DRM_FORMAT_XRGB8888, &wb);
+	primepair_writeback_capture(kms, o, &wb);
+	igt_assert_eq_u32(primepair_compare(&wb, ref, 0), 0);
+	primepair_fb_destroy(kms->fd, &wb);
 	free(ref);
 }
 
@@ -68,17 +68,17 @@ static void render_halves(int render, uint32_t handle, uint32_t pitch,
 
 static void test_export_fill(void)
 {
-	struct pp_kms kms;
-	struct pp_output *o;
+	struct primepair_kms kms;
+	struct primepair_output *o;
 	uint32_t imported;
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	int render, dmabuf;
 
-	pp_kms_open(&kms);
+	primepair_kms_open(&kms);
 	o = &kms.outputs[0];
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 
-	pp_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
 		     DRM_FORMAT_XRGB8888, &fb);
 	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle,
 					 DRM_CLOEXEC | DRM_RDWR, &dmabuf), 0);
@@ -86,7 +86,7 @@ static void test_export_fill(void)
 	close(dmabuf);
 
 	render_halves(render, imported, fb.pitch, fb.width, fb.height);
-	igt_assert_eq(pp_modeset(&kms, o, &fb), 0);
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
 	check_solid_halves(&kms, o, FILL_A, FILL_B);
 
 	/* Render again while on screen: the next frame shows it. */
@@ -94,11 +94,11 @@ static void test_export_fill(void)
 		      FILL_A);
 	check_solid_halves(&kms, o, FILL_B, FILL_A);
 
-	pp_disable_all(&kms);
+	primepair_disable_all(&kms);
 	drmCloseBufferHandle(render, imported);
 	close(render);
-	pp_fb_destroy(kms.fd, &fb);
-	pp_kms_close(&kms);
+	primepair_fb_destroy(kms.fd, &fb);
+	primepair_kms_close(&kms);
 	primepair_assert_summary_zero();
 }
 
@@ -110,8 +110,8 @@ struct vrender_fb {
 	uint64_t size;
 };
 
-static void vrender_fb_create(struct pp_kms *kms, int render,
-			      struct pp_output *o, struct vrender_fb *v)
+static void vrender_fb_create(struct primepair_kms *kms, int render,
+			      struct primepair_output *o, struct vrender_fb *v)
 {
 	uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
 	int dmabuf;
@@ -134,7 +134,7 @@ static void vrender_fb_create(struct pp_kms *kms, int render,
 				    handles, pitches, offsets, &v->fb_id, 0), 0);
 }
 
-static void vrender_fb_destroy(struct pp_kms *kms, int render,
+static void vrender_fb_destroy(struct primepair_kms *kms, int render,
 			       struct vrender_fb *v)
 {
 	drmModeRmFB(kms->fd, v->fb_id);
@@ -154,13 +154,13 @@ static uint32_t vrender_placement(int render, uint32_t handle, uint32_t *nsegs)
 static void scanout_vrender(bool contiguous)
 {
 	uint64_t migrations = primepair_summary("migrations");
-	struct pp_fb scanout = {};
+	struct primepair_fb scanout = {};
 	struct vrender_fb v;
-	struct pp_kms kms;
+	struct primepair_kms kms;
 	uint32_t nsegs;
 	int render;
 
-	pp_kms_open(&kms);
+	primepair_kms_open(&kms);
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 
 	vrender_fb_create(&kms, render, &kms.outputs[0], &v);
@@ -169,7 +169,7 @@ static void scanout_vrender(bool contiguous)
 	igt_assert_lt_u32(1, nsegs);
 
 	scanout.fb_id = v.fb_id;
-	igt_assert_eq(pp_modeset(&kms, &kms.outputs[0], &scanout), 0);
+	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &scanout), 0);
 	check_solid_halves(&kms, &kms.outputs[0], FILL_A, FILL_B);
 
 	if (contiguous) {
@@ -189,10 +189,10 @@ static void scanout_vrender(bool contiguous)
 		      kms.outputs[0].mode.vdisplay, FILL_B, FILL_A);
 	check_solid_halves(&kms, &kms.outputs[0], FILL_B, FILL_A);
 
-	pp_disable_all(&kms);
+	primepair_disable_all(&kms);
 	vrender_fb_destroy(&kms, render, &v);
 	close(render);
-	pp_kms_close(&kms);
+	primepair_kms_close(&kms);
 	primepair_assert_summary_zero();
 }
 
@@ -206,20 +206,20 @@ static void test_fences(void)
 	struct drm_vrender_cmd cmds[2];
 	struct drm_vrender_submit submit = {};
 	drmModeAtomicReqPtr req;
-	struct pp_output *o;
+	struct primepair_output *o;
 	struct pollfd pfd = { .events = POLLIN };
-	struct pp_kms kms;
+	struct primepair_kms kms;
 	int32_t out_fence = -1;
 	uint32_t imported;
-	struct pp_fb fb;
+	struct primepair_fb fb;
 	int render, dmabuf;
 
-	pp_kms_open(&kms);
+	primepair_kms_open(&kms);
 	o = &kms.outputs[0];
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
-	pp_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
 		     DRM_FORMAT_XRGB8888, &fb);
-	igt_assert_eq(pp_modeset(&kms, o, &fb), 0);
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
 
 	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle, DRM_CLOEXEC,
 					 &dmabuf), 0);
@@ -238,12 +238,12 @@ static void test_fences(void)
 	igt_assert_lte(0, submit.out_fence_fd);
 
 	req = drmModeAtomicAlloc();
-	pp_add(kms.fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "FB_ID", fb.fb_id);
-	pp_add(kms.fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "IN_FENCE_FD",
+	primepair_add(kms.fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "FB_ID", fb.fb_id);
+	primepair_add(kms.fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "IN_FENCE_FD",
 	       submit.out_fence_fd);
-	pp_add(kms.fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "OUT_FENCE_PTR",
+	primepair_add(kms.fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "OUT_FENCE_PTR",
 	       (uint64_t)(uintptr_t)&out_fence);
-	igt_assert_eq(pp_commit(kms.fd, req, DRM_MODE_ATOMIC_NONBLOCK), 0);
+	igt_assert_eq(primepair_commit(kms.fd, req, DRM_MODE_ATOMIC_NONBLOCK), 0);
 	drmModeAtomicFree(req);
 	close(submit.out_fence_fd);
 
@@ -253,11 +253,11 @@ static void test_fences(void)
 	close(out_fence);
 	check_solid_halves(&kms, o, FILL_B, FILL_A);
 
-	pp_disable_all(&kms);
+	primepair_disable_all(&kms);
 	drmCloseBufferHandle(render, imported);
 	close(render);
-	pp_fb_destroy(kms.fd, &fb);
-	pp_kms_close(&kms);
+	primepair_fb_destroy(kms.fd, &fb);
+	primepair_kms_close(&kms);
 	primepair_assert_summary_zero();
 }
 
