@@ -520,3 +520,17 @@ unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *im
 	}
 	return bad;
 }
+
+uint32_t primepair_wait_crtc_on(int fd, uint32_t crtc_id, int ms)
+{
+	for (; ms > 0; ms -= 50) {
+		drmModeCrtcPtr crtc = drmModeGetCrtc(fd, crtc_id);
+		uint32_t w = crtc && crtc->mode_valid ? crtc->mode.hdisplay : 0;
+
+		drmModeFreeCrtc(crtc);
+		if (w)
+			return w;
+		usleep(50000);
+	}
+	return 0;
+}

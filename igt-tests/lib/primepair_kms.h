@@ -99,6 +99,12 @@ void primepair_crc_stop(struct primepair_crc *c);
 /* Wait for the next vblank of @o; returns its sequence */
 uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_output *o);
 
+/*
+ * Wait up to @ms for CRTC @crtc_id to be lit by some client (a mode set);
+ * returns the mode's width, or 0 on timeout.
+ */
+uint32_t primepair_wait_crtc_on(int fd, uint32_t crtc_id, int ms);
+
 #endif /* PRIMEPAIR_KMS_H */
 
 /*

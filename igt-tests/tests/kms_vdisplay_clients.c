@@ -26,58 +26,10 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_child.h"
 #include "primepair_kms.h"
 
 IGT_TEST_DESCRIPTION("modetest and kmscube on vdisplay");
-
-struct child {
-	pid_t pid;
-	int in;		/* its stdin, write end */
-	int out;	/* its stdout and stderr, read end */
-};
-
-static void child_start(struct child *c, char *const argv[], char *const env[])
-{
-	int in[2], out[2];
-
-	igt_assert_eq(pipe(in), 0);
-	igt_assert_eq(pipe(out), 0);
-	c->pid = fork();
-	igt_assert_lte(0, c->pid);
-	if (c->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		close(in[1]);
-		close(out[0]);
-		for (; env && *env; env++)
-			putenv(*env);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	c->in = in[1];
-	c->out = out[0];
-}
-
-/* Ask the child to finish (a key press), collect its output and status */
-static int child_finish(struct child *c, char *buf, size_t len)
-{
-	size_t n = 0;
-	ssize_t r;
-	int status;
-
-	if (write(c->in, "\n", 1) != 1)
-		igt_debug("child's stdin closed\n");
-	close(c->in);
-	while (n + 1 < len && (r = read(c->out, buf + n, len - 1 - n)) > 0)
-		n += r;
-	buf[n] = 0;
-	close(c->out);
-	igt_assert_eq(waitpid(c->pid, &status, 0), c->pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void run_capture(const char *cmd, char *buf, size_t len)
 {
@@ -88,21 +40,6 @@ static void run_capture(const char *cmd, char *buf, size_t len)
 	n = fread(buf, 1, len - 1, f);
 	buf[n] = 0;
 	igt_assert_eq(pclose(f), 0);
-}
-
-/* Wait up to @ms for CRTC @crtc_id to be on; returns its width or 0 */
-static uint32_t wait_crtc_on(int fd, uint32_t crtc_id, int ms)
-{
-	for (; ms > 0; ms -= 50) {
-		drmModeCrtcPtr crtc = drmModeGetCrtc(fd, crtc_id);
-		uint32_t w = crtc && crtc->mode_valid ? crtc->mode.hdisplay : 0;
-
-		drmModeFreeCrtc(crtc);
-		if (w)
-			return w;
-		usleep(50000);
-	}
-	return 0;
 }
 
 static void test_modetest_list(struct primepair_kms *kms)
@@ -128,13 +65,13 @@ static void test_modetest_set(struct primepair_kms *kms, bool vsync)
 			 vsync ? "-v" : NULL, NULL };
 	unsigned int nfreq = 0;
 	double sum = 0, f;
-	struct child c;
+	struct primepair_child c;
 	char *p;
 
 	snprintf(spec, sizeof(spec), "%u@%u:640x480", o->connector_id,
 		 o->crtc_id);
-	child_start(&c, argv, NULL);
-	igt_assert_eq(wait_crtc_on(kms->fd, o->crtc_id, 10000), 640);
+	primepair_child_start(&c, argv, NULL);
+	igt_assert_eq(primepair_wait_crtc_on(kms->fd, o->crtc_id, 10000), 640);
 
 	if (!vsync) {
 		/* The test pattern is on screen: CRCs of a still picture */
@@ -150,7 +87,7 @@ static void test_modetest_set(struct primepair_kms *kms, bool vsync)
 	} else {
 		sleep(4);
 	}
-	igt_assert_eq(child_finish(&c, out, sizeof(out)), 0);
+	igt_assert_eq(primepair_child_finish(&c, out, sizeof(out)), 0);
 	igt_debug("%s\n", out);
 
 	if (!vsync)
@@ -179,14 +116,14 @@ static void test_kmscube(struct primepair_kms *kms)
 	unsigned int i, n, distinct = 0;
 	struct primepair_crc crc;
 	struct stat st;
-	struct child c;
+	struct primepair_child c;
 	uint64_t frame;
 
 	igt_require(system("command -v kmscube >/dev/null") == 0);
 	igt_assert_eq(fstat(kms->fd, &st), 0);
 	snprintf(dev, sizeof(dev), "/dev/dri/card%u", minor(st.st_rdev));
-	child_start(&c, argv, env);
-	igt_assert_f(wait_crtc_on(kms->fd, o->crtc_id, 20000),
+	primepair_child_start(&c, argv, env);
+	igt_assert_f(primepair_wait_crtc_on(kms->fd, o->crtc_id, 20000),
 		     "kmscube did not set a mode\n");
 
 	/*
@@ -208,8 +145,7 @@ static void test_kmscube(struct primepair_kms *kms)
 	}
 	primepair_crc_stop(&crc);
 
-	kill(c.pid, SIGTERM);
-	child_finish(&c, out, sizeof(out));
+	primepair_child_stop(&c, SIGTERM, 5000, out, sizeof(out));
 	igt_debug("%s\n", out);
 	igt_info("kmscube: %u distinct CRCs in %u frames\n", distinct, n + 1);
 	/* A turning cube: new pictures keep reaching the screen. */

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * primepair_child.c - real clients as child processes of a test.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "igt.h"
+#include "primepair_child.h"
+
+/* Children started and not yet reaped, killed if the test dies first */
+#define MAX_LIVE	16
+static pid_t live[MAX_LIVE];
+
+static void forget(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+void primepair_child_kill_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++) {
+		if (!live[i])
+			continue;
+		kill(live[i], SIGKILL);
+		waitpid(live[i], NULL, 0);
+		live[i] = 0;
+	}
+}
+
+static void kill_all_at_exit(int sig)
+{
+	primepair_child_kill_all();
+}
+
+static void remember(pid_t pid)
+{
+	static bool handler;
+	int i;
+
+	if (!handler) {
+		igt_install_exit_handler(kill_all_at_exit);
+		handler = true;
+	}
+	for (i = 0; i < MAX_LIVE && live[i]; i++)
+		;
+	igt_assert_f(i < MAX_LIVE, "more than %d children\n", MAX_LIVE);
+	live[i] = pid;
+}
+
+void primepair_child_start(struct primepair_child *c, char *const argv[],
+			   char *const env[])
+{
+	int in[2], out[2];
+
+	igt_assert_eq(pipe2(in, O_CLOEXEC), 0);
+	igt_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	c->npending = 0;
+	c->pid = fork();
+	igt_assert_lte(0, c->pid);
+	if (c->pid == 0) {
+		/* dup2 clears O_CLOEXEC on the new descriptors */
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		for (; env && *env; env++)
+			putenv(*env);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	remember(c->pid);
+	close(in[0]);
+	close(out[1]);
+	c->in = in[1];
+	c->out = out[0];
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Take the first complete line out of c->pending; false if there is none */
+static bool take_line(struct primepair_child *c, char *buf, size_t len)
+{
+	char *nl = memchr(c->pending, '\n', c->npending);
+	size_t n;
+
+	if (!nl) {
+		if (c->npending < sizeof(c->pending))
+			return false;
+		nl = c->pending + c->npending - 1;	/* overlong line: cut */
+	}
+	n = nl - c->pending;
+	snprintf(buf, len, "%.*s", (int)n, c->pending);
+	c->npending -= n + 1;
+	memmove(c->pending, nl + 1, c->npending);
+	return true;
+}
+
+bool primepair_child_expect(struct primepair_child *c, const char *prefix,
+			    char *buf, size_t len, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = c->out, .events = POLLIN };
+		int64_t left;
+		ssize_t r;
+
+		while (take_line(c, buf, len)) {
+			if (!strncmp(buf, prefix, strlen(prefix)))
+				return true;
+			igt_debug("child %d: %s\n", c->pid, buf);
+		}
+		left = deadline - now_ms();
+		if (c->out < 0 || left <= 0)
+			return false;
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		r = read(c->out, c->pending + c->npending,
+			 sizeof(c->pending) - c->npending);
+		if (r <= 0)
+			return false;
+		c->npending += r;
+	}
+}
+
+/*
+ * The rest of the output until end of file, or until nothing came for 2 s:
+ * a grandchild may hold the pipe open after the child exited.
+ */
+static void collect(struct primepair_child *c, char *buf, size_t len)
+{
+	size_t n = c->npending < len ? c->npending : len - 1;
+	struct pollfd pfd = { .fd = c->out, .events = POLLIN };
+	ssize_t r;
+
+	memcpy(buf, c->pending, n);
+	c->npending = 0;
+	while (n + 1 < len && poll(&pfd, 1, 2000) > 0 &&
+	       (r = read(c->out, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = 0;
+	close(c->out);
+	c->out = -1;
+}
+
+int primepair_child_finish(struct primepair_child *c, char *buf, size_t len)
+{
+	int status;
+
+	if (c->in >= 0) {
+		if (write(c->in, "\n", 1) != 1)
+			igt_debug("child %d: stdin closed\n", c->pid);
+		close(c->in);
+		c->in = -1;
+	}
+	collect(c, buf, len);
+	igt_assert_eq(waitpid(c->pid, &status, 0), c->pid);
+	forget(c->pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int primepair_child_stop(struct primepair_child *c, int sig, int timeout_ms,
+			 char *buf, size_t len)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	int status;
+	pid_t r;
+
+	kill(c->pid, sig);
+	while ((r = waitpid(c->pid, &status, WNOHANG)) == 0 &&
+	       now_ms() < deadline)
+		usleep(20000);
+	if (r == 0) {
+		igt_info("child %d ignored signal %d for %d ms: killed\n",
+			 c->pid, sig, timeout_ms);
+		kill(c->pid, SIGKILL);
+		igt_assert_eq(waitpid(c->pid, &status, 0), c->pid);
+	}
+	forget(c->pid);
+	if (c->in >= 0) {
+		close(c->in);
+		c->in = -1;
+	}
+	collect(c, buf, len);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WTERMSIG(status) == sig ? 0 : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * primepair_child.h - run real clients (modetest, kmscube, compositors,
+ * Wayland clients) as child processes of a test.
+ */
+#ifndef PRIMEPAIR_CHILD_H
+#define PRIMEPAIR_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct primepair_child {
+	pid_t pid;
+	int in;		/* its stdin, write end; -1 once closed */
+	int out;	/* its stdout and stderr, read end; -1 once closed */
+	char pending[4096];	/* output read but not yet consumed */
+	size_t npending;
+};
+
+/*
+ * Start @argv (searched in PATH) with @env (NULL-terminated "NAME=value"
+ * strings, or NULL) added to the test's environment.  Its stdin and its
+ * stdout+stderr are pipes kept in @c.
+ */
+void primepair_child_start(struct primepair_child *c, char *const argv[],
+			   char *const env[]);
+
+/*
+ * Read one line of the child's output that starts with @prefix into @buf
+ * (without the newline), waiting up to @timeout_ms.  Lines before it are
+ * passed to igt_debug.  False on timeout or end of output.
+ */
+bool primepair_child_expect(struct primepair_child *c, const char *prefix,
+			    char *buf, size_t len, int timeout_ms);
+
+/*
+ * Ask the child to finish (a newline on its stdin, then stdin closed),
+ * collect the rest of its output into @buf and reap it.  Returns its exit
+ * status, or -1 if it died of a signal.
+ */
+int primepair_child_finish(struct primepair_child *c, char *buf, size_t len);
+
+/*
+ * Send @sig, wait up to @timeout_ms for the child to exit (SIGKILL after
+ * that), collect its output like primepair_child_finish().  Returns its exit
+ * status, 128 + N for a death by signal N other than @sig, or 0 for a
+ * death by @sig itself.
+ */
+int primepair_child_stop(struct primepair_child *c, int sig, int timeout_ms,
+			 char *buf, size_t len);
+
+/*
+ * SIGKILL and reap every child still running, e.g. those a failed subtest
+ * left behind.  Also done when the test exits.
+ */
+void primepair_child_kill_all(void);
+
+#endif /* PRIMEPAIR_CHILD_H */
