@@ -62,6 +62,29 @@ userspace: $(TESTS) $(TOOLS)
 # The pipeline writes its writeback captures as PNG.
 $(BUILD)/bin/pipeline: USER_LIBS += $(shell pkg-config --libs libpng)
 
+# Wayland protocol glue for tools/wl-vrender, from Debian's wayland-protocols
+WL_PROTOCOLS := $(shell pkg-config --variable=pkgdatadir wayland-protocols 2>/dev/null)
+WL_XML := $(WL_PROTOCOLS)/stable/xdg-shell/xdg-shell.xml \
+	$(WL_PROTOCOLS)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml \
+	$(WL_PROTOCOLS)/unstable/fullscreen-shell/fullscreen-shell-unstable-v1.xml
+WL_GEN := $(BUILD)/wayland
+WL_GEN_SRC := $(patsubst %.xml,$(WL_GEN)/%-protocol.c,$(notdir $(WL_XML)))
+WL_GEN_HDR := $(patsubst %.xml,$(WL_GEN)/%-client-protocol.h,$(notdir $(WL_XML)))
+
+$(WL_GEN)/%-protocol.c: $(WL_XML)
+	@mkdir -p $(dir $@)
+	wayland-scanner private-code $(filter %/$*.xml,$(WL_XML)) $@
+
+$(WL_GEN)/%-client-protocol.h: $(WL_XML)
+	@mkdir -p $(dir $@)
+	wayland-scanner client-header $(filter %/$*.xml,$(WL_XML)) $@
+
+$(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) \
+		$(IGT_LIB_SRC) $(IGT_LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) $(IGT_LIB_SRC) \
+		$(USER_LIBS) $(shell pkg-config --libs wayland-client)
+
 $(BUILD)/bin/tests/%: igt-tests/tests/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)

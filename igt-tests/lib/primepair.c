@@ -126,6 +126,60 @@ int primepair_open_render(const char *driver_name)
 	return primepair_open_render_nth(driver_name, 0);
 }
 
+int primepair_open_device(const char *spec, const char *default_driver,
+			  bool render)
+{
+	const char *prefix = render ? "renderD" : "card";
+	char driver[64];
+	unsigned int n = 0;
+	const char *colon;
+	int fd;
+
+	if (!spec)
+		spec = default_driver;
+	if (strchr(spec, '/'))
+		return open(spec, O_RDWR | O_CLOEXEC);
+
+	colon = strchr(spec, ':');
+	if (colon) {
+		char *end;
+
+		errno = 0;
+		n = strtoul(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end ||
+		    (size_t)(colon - spec) >= sizeof(driver)) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	snprintf(driver, sizeof(driver), "%.*s",
+		 (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
+	fd = open_nth_node(prefix, driver, n);
+	if (fd < 0)
+		errno = ENODEV;
+	return fd;
+}
+
+const char *primepair_tools_dir(void)
+{
+	static char dir[4096];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	igt_assert_lt(0, n);
+	dir[n] = 0;
+	slash = strrchr(dir, '/');
+	igt_assert(slash);
+	*slash = 0;				/* .../bin/tests */
+	slash = strrchr(dir, '/');
+	if (slash && !strcmp(slash, "/tests"))
+		*slash = 0;			/* .../bin */
+	return dir;
+}
+
 /* ---- "name: value" files ------------------------------------------- */
 
 /*

@@ -31,6 +31,21 @@ int primepair_open_driver(const char *driver_name);
 int primepair_open_render(const char *driver_name);
 
 /*
+ * Open the device a tool's --device option names: a path ("/dev/dri/..."),
+ * a driver name ("vrender") or a driver name and index ("vrender:1"); NULL
+ * means @default_driver.  The render node if @render, else the primary
+ * node.  Returns the fd, or -1 with errno set (ENODEV: no such device).
+ */
+int primepair_open_device(const char *spec, const char *default_driver,
+			  bool render);
+
+/*
+ * The directory of the project's tools (build/bin, or libexec/primepair
+ * once installed): the parent of the test binary's "tests" directory.
+ */
+const char *primepair_tools_dir(void);
+
+/*
  * Read the value of @key from a file of "name: value" lines. The value is
  * decimal or 0x-prefixed hex and may be followed by blanks and free text.
  * Returns false if the file cannot be read or has no such numeric line.
