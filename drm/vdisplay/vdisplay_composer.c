@@ -170,6 +170,32 @@ static void vdisplay_signal_writeback(struct vdisplay_output *out, int status)
 	dma_fence_end_signalling(fence_cookie);
 }
 
+/*
+ * A display engine computes a CRC for every frame it scans out.  The worker
+ * runs late when the machine is busy, and vblanks pass meanwhile; their
+ * frames are reported with the CRC of the image composed now, the closest
+ * the composer can tell of what they showed.  A gap longer than the core's
+ * CRC queue would only overflow it, so then only @seq is reported.
+ */
+static void vdisplay_crc_report(struct vdisplay_output *out, u64 seq, u32 crc)
+{
+	u64 frame = seq;
+
+	spin_lock_irq(&out->frame_lock);
+	if (out->crc_seq_valid && seq <= out->crc_seq) {
+		spin_unlock_irq(&out->frame_lock);
+		return;
+	}
+	if (out->crc_seq_valid && seq - out->crc_seq <= DRM_CRC_ENTRIES_NR)
+		frame = out->crc_seq + 1;
+	out->crc_seq = seq;
+	out->crc_seq_valid = true;
+	spin_unlock_irq(&out->frame_lock);
+
+	for (; frame <= seq; frame++)
+		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
+}
+
 void vdisplay_compose_work(struct work_struct *work)
 {
 	struct vdisplay_output *out = container_of(work, struct vdisplay_output,
@@ -206,7 +232,7 @@ void vdisplay_compose_work(struct work_struct *work)
 		drm_crtc_vblank_put(&out->crtc);
 	}
 	if (crc_enabled)
-		drm_crtc_add_crc_entry(&out->crtc, true, seq, &crc);
+		vdisplay_crc_report(out, seq, crc);
 }
 
 static void vdisplay_layer_from_state(struct vdisplay_layer *l,
@@ -369,6 +395,7 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 
 	spin_lock_irq(&out->frame_lock);
 	out->crc_enabled = enabled;
+	out->crc_seq_valid = false;
 	spin_unlock_irq(&out->frame_lock);
 
 	if (!enabled)
