@@ -93,7 +93,7 @@ struct vdisplay_layer {
 /**
  * struct vdisplay_wb_target - a writeback framebuffer waiting for a frame
  * @vaddr: its mapping (kept by the writeback job until cleanup)
- * @format: DRM fourcc, XRGB8888 or ARGB8888
+ * @format: DRM fourcc, one of the writeback connector's formats
  * @pitch: bytes per line
  */
 struct vdisplay_wb_target {

@@ -29,6 +29,7 @@ static const u32 vdisplay_formats[] = {
 	DRM_FORMAT_XBGR8888,
 	DRM_FORMAT_ABGR8888,
 	DRM_FORMAT_RGB565,
+	DRM_FORMAT_XRGB2101010,
 };
 
 /*

@@ -26,7 +26,7 @@ IGT_TEST_DESCRIPTION("vdisplay planes checked through writeback");
 
 static const uint32_t formats[] = {
 	DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
-	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565,
+	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565, DRM_FORMAT_XRGB2101010,
 };
 
 static bool has_alpha(uint32_t f)
@@ -280,15 +280,18 @@ static void test_zpos(struct ctx *c)
 }
 
 /*
- * Writeback into ARGB8888 (alpha written opaque) gives the same picture;
- * a writeback framebuffer that is not the mode's size, or of a format the
- * connector does not list, fails the atomic check with -EINVAL.
+ * Writeback into ARGB8888 (alpha written opaque) gives the same picture,
+ * and so does XRGB2101010, each channel widened by repeating its top bits
+ * (IGT's kms_writeback creates XRGB2101010 framebuffers and checks that
+ * full scale stays full scale); a writeback framebuffer that is not the
+ * mode's size, or of a format the connector does not list, fails the
+ * atomic check with -EINVAL.
  */
 static void test_writeback_formats(struct ctx *c)
 {
 	drmModeAtomicReqPtr req;
-	struct primepair_fb argb, small, rgb565;
-	uint32_t x, y;
+	struct primepair_fb argb, small, rgb565, xr30;
+	uint32_t x, y, in, out, ch;
 
 	primepair_fb_fill_random(&c->bg, 31);
 	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
@@ -303,6 +306,20 @@ static void test_writeback_formats(struct ctx *c)
 		for (x = 0; x < c->w; x += 5)
 			igt_assert_eq_u32(((uint32_t *)((uint8_t *)argb.map +
 					   y * argb.pitch))[x] >> 24, 0xff);
+
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB2101010, &xr30);
+	primepair_writeback_capture(&c->kms, c->o, &xr30);
+	igt_assert_eq_u32(primepair_compare(&xr30, c->ref, 0), 0);
+	for (y = 0; y < c->h; y += 7)
+		for (x = 0; x < c->w; x += 5) {
+			in = c->ref[y * c->w + x];
+			out = ((uint32_t *)((uint8_t *)xr30.map +
+					    y * xr30.pitch))[x];
+			igt_assert_eq_u32(out >> 30, 3);
+			for (ch = 0; ch < 3; ch++)
+				igt_assert_eq_u32(out >> (ch * 10) & 3,
+						  in >> (ch * 8 + 6) & 3);
+		}
 
 	primepair_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
 	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_RGB565, &rgb565);
@@ -326,6 +343,7 @@ static void test_writeback_formats(struct ctx *c)
 	primepair_disable_all(&c->kms);
 	primepair_fb_destroy(c->kms.fd, &rgb565);
 	primepair_fb_destroy(c->kms.fd, &small);
+	primepair_fb_destroy(c->kms.fd, &xr30);
 	primepair_fb_destroy(c->kms.fd, &argb);
 }
 
