@@ -347,6 +347,56 @@ static void test_writeback_formats(struct ctx *c)
 	primepair_fb_destroy(c->kms.fd, &argb);
 }
 
+/*
+ * The CRTC shows black, and the planes left on it, without its primary
+ * plane; removing the framebuffer the primary shows (RMFB) turns off just
+ * that plane, not the CRTC.  IGT's kms_plane pixel-format found RMFB
+ * switching the whole CRTC off.
+ */
+static void test_primary_off(struct ctx *c)
+{
+	drmModeAtomicReqPtr req;
+	struct primepair_fb fb, ov_fb;
+	uint32_t ov = c->o->overlays[0];
+
+	igt_require(c->o->noverlays > 0);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 21);
+	primepair_fb_create(c->kms.fd, 100, 80, DRM_FORMAT_XRGB8888, &ov_fb);
+	primepair_fb_fill_random(&ov_fb, 22);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &fb), 0);
+	set_overlay(c, ov, &ov_fb, 30, 20, 0, 0, 100, 80, 0xffff,
+		    PRIMEPAIR_BLEND_PREMULTI);
+
+	/* Primary off, CRTC on: the overlay over black */
+	req = drmModeAtomicAlloc();
+	primepair_add_plane_off(c->kms.fd, req, c->o->primary);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &ov_fb, 30, 20, 0, 0, 100, 80,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	/* RMFB of the primary's framebuffer keeps the CRTC on */
+	req = drmModeAtomicAlloc();
+	primepair_add_plane(c->kms.fd, req, c->o->primary, c->o->crtc_id, &fb,
+			    0, 0, 0, 0, c->w, c->h);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+	igt_assert_eq(drmModeRmFB(c->kms.fd, fb.fb_id), 0);
+	fb.fb_id = 0;
+	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->crtc_id,
+					       DRM_MODE_OBJECT_CRTC, "ACTIVE"), 1);
+	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->primary,
+					       DRM_MODE_OBJECT_PLANE, "FB_ID"), 0);
+	check(c, 0);
+
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &ov_fb);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
 igt_main
 {
 	struct ctx c = {};
@@ -378,6 +428,10 @@ igt_main
 	igt_subtest("writeback-formats") {
 		ctx_reset(&c);
 		test_writeback_formats(&c);
+	}
+	igt_subtest("primary-off") {
+		ctx_reset(&c);
+		test_primary_off(&c);
 	}
 	igt_subtest("zpos") {
 		ctx_reset(&c);
