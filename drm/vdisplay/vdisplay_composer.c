@@ -292,7 +292,8 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
  * Builds the scene from the planes of the CRTC's current state, sorted by
  * normalized zpos.
  *
- * Context: the commit's tail, from the CRTC's atomic_flush.
+ * Context: the commit's tail, from the CRTC's atomic_flush, or an
+ * asynchronous cursor update, with the CRTC's modeset lock held.
  */
 void vdisplay_composer_update(struct vdisplay_output *out)
 {

@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,6 +349,58 @@ static void test_writeback_formats(struct ctx *c)
 }
 
 /*
+ * A legacy cursor move while a page flip is pending is applied at once, as
+ * cursor hardware does, not after the flip: the cursor ioctl returns with
+ * the flip still pending (in at least some of the tries, as a slow guest
+ * may cross the vblank), and the move shows on screen.  IGT's
+ * kms_cursor_legacy flip-vs-cursor and basic-flip-before-cursor found the
+ * cursor waiting for the flip.
+ */
+static void test_cursor_during_flip(struct ctx *c)
+{
+	struct primepair_fb fb, cursor;
+	struct pollfd pfd = { .fd = c->kms.fd, .events = POLLIN };
+	unsigned int i, pending = 0;
+	char ev[1024];
+
+	igt_require(c->o->cursor);
+	primepair_fb_fill_random(&c->bg, 41);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 42);
+	primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_ARGB8888, &cursor);
+	primepair_fb_fill_color(&cursor, 0xff20c040u);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	igt_assert_eq(drmModeSetCursor(c->kms.fd, c->o->crtc_id, cursor.handle,
+				       64, 64), 0);
+
+	for (i = 0; i < 20; i++) {
+		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
+					      i & 1 ? c->bg.fb_id : fb.fb_id,
+					      DRM_MODE_PAGE_FLIP_EVENT, NULL), 0);
+		igt_assert_eq(drmModeMoveCursor(c->kms.fd, c->o->crtc_id,
+						10 + i, 20 + i), 0);
+		if (poll(&pfd, 1, 0) == 0)
+			pending++;
+		igt_assert_eq(poll(&pfd, 1, 1000), 1);
+		igt_assert_lt(0, read(c->kms.fd, ev, sizeof(ev)));
+	}
+	igt_info("cursor moved with the flip pending %u times of 20\n", pending);
+	igt_assert_lt(0, pending);
+
+	/* Last flip showed bg; the cursor at its last position */
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &cursor, 29, 39, 0, 0, 64, 64,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &cursor);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
+/*
  * The CRTC shows black, and the planes left on it, without its primary
  * plane; removing the framebuffer the primary shows (RMFB) turns off just
  * that plane, not the CRTC.  IGT's kms_plane pixel-format found RMFB
@@ -428,6 +481,10 @@ igt_main
 	igt_subtest("writeback-formats") {
 		ctx_reset(&c);
 		test_writeback_formats(&c);
+	}
+	igt_subtest("cursor-during-flip") {
+		ctx_reset(&c);
+		test_cursor_during_flip(&c);
 	}
 	igt_subtest("primary-off") {
 		ctx_reset(&c);
