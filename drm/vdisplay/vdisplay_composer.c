@@ -15,7 +15,9 @@
  * the worker never reads a mapping that is gone.
  *
  * Pixels are blended at 8 bits per channel; the image is XRGB8888 with the
- * unused byte 0xff, over a black background.
+ * unused byte 0xff, over a black background.  10-bit framebuffers lose
+ * their two low bits on the way in; 10-bit writeback widens each channel
+ * again by repeating its top bits, so full scale stays full scale.
  */
 
 #include <linux/crc32.h>
@@ -53,6 +55,11 @@ static u32 vdisplay_read_pixel(const void *p, u32 format)
 		v = *(const u32 *)p;
 		v = (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >> 16) & 0xff);
 		return format == DRM_FORMAT_XBGR8888 ? v | 0xff000000 : v;
+	case DRM_FORMAT_XRGB2101010:
+		/* The blender is 8 bits wide: keep each channel's top bits. */
+		v = *(const u32 *)p;
+		return 0xff000000 | ((v >> 22) & 0xff) << 16 |
+			((v >> 12) & 0xff) << 8 | ((v >> 2) & 0xff);
 	case DRM_FORMAT_RGB565:
 		v = *(const u16 *)p;
 		r = (v >> 11) & 0x1f;
@@ -131,6 +138,26 @@ static void vdisplay_compose(struct vdisplay_output *out)
 		vdisplay_blend_layer(out->image, f->width, &f->layers[i]);
 }
 
+/* An 8-bit channel widened to 10 bits, its top bits repeated below. */
+static inline u32 vdisplay_widen8to10(u32 c)
+{
+	return c << 2 | c >> 6;
+}
+
+static void vdisplay_write_row_2101010(u32 *dst, const u32 *src, u32 width)
+{
+	u32 x;
+
+	for (x = 0; x < width; x++) {
+		u32 px = src[x];
+
+		dst[x] = 0xc0000000 |
+			vdisplay_widen8to10((px >> 16) & 0xff) << 20 |
+			vdisplay_widen8to10((px >> 8) & 0xff) << 10 |
+			vdisplay_widen8to10(px & 0xff);
+	}
+}
+
 static void vdisplay_write_back(struct vdisplay_output *out)
 {
 	const struct vdisplay_frame *f = &out->frame;
@@ -139,10 +166,16 @@ static void vdisplay_write_back(struct vdisplay_output *out)
 
 	lockdep_assert_held(&out->compose_lock);
 
-	/* Both formats store the image's bytes; its alpha byte is 0xff. */
-	for (y = 0; y < f->height; y++)
-		memcpy((u8 *)t->vaddr + (size_t)y * t->pitch,
-		       out->image + (size_t)y * f->width, f->width * 4);
+	for (y = 0; y < f->height; y++) {
+		u32 *dst = (u32 *)((u8 *)t->vaddr + (size_t)y * t->pitch);
+		const u32 *src = out->image + (size_t)y * f->width;
+
+		/* The 8888 formats store the image's bytes, alpha 0xff. */
+		if (t->format == DRM_FORMAT_XRGB2101010)
+			vdisplay_write_row_2101010(dst, src, f->width);
+		else
+			memcpy(dst, src, f->width * 4);
+	}
 }
 
 static bool vdisplay_image_reserve(struct vdisplay_output *out)
@@ -168,6 +201,32 @@ static void vdisplay_signal_writeback(struct vdisplay_output *out, int status)
 
 	drm_writeback_signal_completion(&out->wb, status);
 	dma_fence_end_signalling(fence_cookie);
+}
+
+/*
+ * A display engine computes a CRC for every frame it scans out.  The worker
+ * runs late when the machine is busy, and vblanks pass meanwhile; their
+ * frames are reported with the CRC of the image composed now, the closest
+ * the composer can tell of what they showed.  A gap longer than the core's
+ * CRC queue would only overflow it, so then only @seq is reported.
+ */
+static void vdisplay_crc_report(struct vdisplay_output *out, u64 seq, u32 crc)
+{
+	u64 frame = seq;
+
+	spin_lock_irq(&out->frame_lock);
+	if (out->crc_seq_valid && seq <= out->crc_seq) {
+		spin_unlock_irq(&out->frame_lock);
+		return;
+	}
+	if (out->crc_seq_valid && seq - out->crc_seq <= DRM_CRC_ENTRIES_NR)
+		frame = out->crc_seq + 1;
+	out->crc_seq = seq;
+	out->crc_seq_valid = true;
+	spin_unlock_irq(&out->frame_lock);
+
+	for (; frame <= seq; frame++)
+		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
 }
 
 void vdisplay_compose_work(struct work_struct *work)
@@ -206,7 +265,7 @@ void vdisplay_compose_work(struct work_struct *work)
 		drm_crtc_vblank_put(&out->crtc);
 	}
 	if (crc_enabled)
-		drm_crtc_add_crc_entry(&out->crtc, true, seq, &crc);
+		vdisplay_crc_report(out, seq, crc);
 }
 
 static void vdisplay_layer_from_state(struct vdisplay_layer *l,
@@ -233,7 +292,8 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
  * Builds the scene from the planes of the CRTC's current state, sorted by
  * normalized zpos.
  *
- * Context: the commit's tail, from the CRTC's atomic_flush.
+ * Context: the commit's tail, from the CRTC's atomic_flush, or an
+ * asynchronous cursor update, with the CRTC's modeset lock held.
  */
 void vdisplay_composer_update(struct vdisplay_output *out)
 {
@@ -369,6 +429,7 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 
 	spin_lock_irq(&out->frame_lock);
 	out->crc_enabled = enabled;
+	out->crc_seq_valid = false;
 	spin_unlock_irq(&out->frame_lock);
 
 	if (!enabled)

@@ -103,22 +103,13 @@ static const struct drm_crtc_funcs vdisplay_crtc_funcs = {
 	.verify_crc_source = vdisplay_crc_verify_source,
 };
 
-static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
-				      struct drm_atomic_state *state)
-{
-	struct drm_crtc_state *crtc_state =
-		drm_atomic_get_new_crtc_state(state, crtc);
-
-	/* An enabled CRTC scans out its primary plane. */
-	if (crtc_state->enable &&
-	    !(crtc_state->plane_mask & drm_plane_mask(crtc->primary))) {
-		drm_dbg_atomic(crtc->dev, "[CRTC:%d] enabled without primary plane\n",
-			       crtc->base.id);
-		return -EINVAL;
-	}
-	return 0;
-}
-
+/*
+ * No plane is required, the primary included: the composer blends the
+ * visible planes over black, so a CRTC without any shows a black frame, as
+ * display engines with a background colour do.  Requiring the primary
+ * made RMFB of the primary's framebuffer switch the whole CRTC off (the
+ * core's fallback when disabling just the plane fails the check).
+ */
 static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
 					struct drm_atomic_state *state)
 {
@@ -158,7 +149,6 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 }
 
 static const struct drm_crtc_helper_funcs vdisplay_crtc_helper_funcs = {
-	.atomic_check = vdisplay_crtc_atomic_check,
 	.atomic_flush = vdisplay_crtc_atomic_flush,
 	.atomic_enable = vdisplay_crtc_atomic_enable,
 	.atomic_disable = vdisplay_crtc_atomic_disable,

@@ -93,7 +93,7 @@ struct vdisplay_layer {
 /**
  * struct vdisplay_wb_target - a writeback framebuffer waiting for a frame
  * @vaddr: its mapping (kept by the writeback job until cleanup)
- * @format: DRM fourcc, XRGB8888 or ARGB8888
+ * @format: DRM fourcc, one of the writeback connector's formats
  * @pitch: bytes per line
  */
 struct vdisplay_wb_target {
@@ -134,10 +134,12 @@ struct vdisplay_frame {
  *	this is false (written under DRM core's vblank_time_lock)
  * @connected: state the connector reports, set through debugfs
  * @compose_work: composes one frame, queued by the timer
- * @frame_lock: protects @frame_seq and @crc_enabled, written by the timer
- *	and by debugfs and read by the worker
+ * @frame_lock: protects @frame_seq, @crc_enabled, @crc_seq and
+ *	@crc_seq_valid, written by the timer, by debugfs and by the worker
  * @frame_seq: vblank sequence of the last vblank
  * @crc_enabled: CRC source "auto" is selected
+ * @crc_seq: vblank sequence of the last CRC reported
+ * @crc_seq_valid: @crc_seq is set, since the CRC source was last switched
  * @compose_lock: protects @frame, @wb_armed, @image and @image_size;
  *	taken by the commit (flush, writeback) and the worker
  * @frame: scene of the last committed state
@@ -163,6 +165,8 @@ struct vdisplay_output {
 	spinlock_t frame_lock;	/* see the kernel-doc above */
 	u64 frame_seq;
 	bool crc_enabled;
+	u64 crc_seq;
+	bool crc_seq_valid;
 
 	struct mutex compose_lock;	/* see the kernel-doc above */
 	struct vdisplay_frame frame;

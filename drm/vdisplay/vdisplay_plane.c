@@ -9,6 +9,8 @@
  * composer can read it at any vblank while the state is current.
  */
 
+#include <linux/minmax.h>
+
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_blend.h>
@@ -29,6 +31,7 @@ static const u32 vdisplay_formats[] = {
 	DRM_FORMAT_XBGR8888,
 	DRM_FORMAT_ABGR8888,
 	DRM_FORMAT_RGB565,
+	DRM_FORMAT_XRGB2101010,
 };
 
 /*
@@ -214,11 +217,68 @@ static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
 	vdisplay_plane_dma_unmap(vs);
 }
 
+/*
+ * Cursor updates (the legacy cursor ioctls) are applied at once, without
+ * waiting for a page flip still pending on the CRTC, as cursor hardware
+ * takes a new position or image at any time.  Only a cursor that stays
+ * shown takes this path: moving it, or a new image of it.  The atomic
+ * check has clipped the new state already.
+ */
+static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
+					     struct drm_atomic_state *state)
+{
+	struct drm_plane_state *old_state =
+		drm_atomic_get_old_plane_state(state, plane);
+	struct drm_plane_state *new_state =
+		drm_atomic_get_new_plane_state(state, plane);
+
+	if (plane->type != DRM_PLANE_TYPE_CURSOR || !old_state->fb ||
+	    !new_state->fb || !old_state->visible || !new_state->visible)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The current state takes the new position and framebuffer; the new state
+ * takes the old framebuffer and its mappings, which the helpers clean up
+ * once the composer has its new scene.
+ */
+static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
+					       struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new_state =
+		drm_atomic_get_new_plane_state(state, plane);
+	struct vdisplay_plane_state *cur = to_vdisplay_plane_state(plane->state);
+	struct vdisplay_plane_state *vnew = to_vdisplay_plane_state(new_state);
+	unsigned int i;
+
+	swap(plane->state->fb, new_state->fb);
+	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
+		swap(cur->sgt[i], vnew->sgt[i]);
+		swap(cur->map[i], vnew->map[i]);
+		swap(cur->data[i], vnew->data[i]);
+	}
+	plane->state->crtc_x = new_state->crtc_x;
+	plane->state->crtc_y = new_state->crtc_y;
+	plane->state->crtc_w = new_state->crtc_w;
+	plane->state->crtc_h = new_state->crtc_h;
+	plane->state->src_x = new_state->src_x;
+	plane->state->src_y = new_state->src_y;
+	plane->state->src_w = new_state->src_w;
+	plane->state->src_h = new_state->src_h;
+	plane->state->src = new_state->src;
+	plane->state->dst = new_state->dst;
+
+	vdisplay_composer_update(crtc_to_output(plane->state->crtc));
+}
+
 static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {
 	.prepare_fb = vdisplay_plane_prepare_fb,
 	.cleanup_fb = vdisplay_plane_cleanup_fb,
 	.atomic_check = vdisplay_plane_atomic_check,
 	.atomic_update = vdisplay_plane_atomic_update,
+	.atomic_async_check = vdisplay_plane_atomic_async_check,
+	.atomic_async_update = vdisplay_plane_atomic_async_update,
 };
 
 static int vdisplay_plane_add_properties(struct vdisplay_device *vd,

@@ -24,6 +24,7 @@
 static const u32 vdisplay_wb_formats[] = {
 	DRM_FORMAT_XRGB8888,
 	DRM_FORMAT_ARGB8888,
+	DRM_FORMAT_XRGB2101010,
 };
 
 /**

@@ -392,6 +392,11 @@ uint32_t primepair_read_pixel(const void *p, uint32_t format)
 		return v | (format == DRM_FORMAT_ABGR8888 ?
 			    (uint32_t)c[3] << 24 : 0xff000000u);
 	}
+	case DRM_FORMAT_XRGB2101010:
+		/* What an 8-bit pipe sees of it: each channel's top 8 bits */
+		v = *(const uint32_t *)p;
+		return 0xff000000u | (v >> 22 & 255) << 16 | (v >> 12 & 255) << 8 |
+			(v >> 2 & 255);
 	case DRM_FORMAT_RGB565:
 		v = *(const uint16_t *)p;
 		r = v >> 11;
@@ -432,6 +437,11 @@ void primepair_fb_fill_color(struct primepair_fb *fb, uint32_t argb)
 			case DRM_FORMAT_ABGR8888:
 				((uint32_t *)row)[x] = (argb & 0xff00ff00u) |
 					b << 16 | r;
+				break;
+			case DRM_FORMAT_XRGB2101010:
+				((uint32_t *)row)[x] = 3u << 30 |
+					(r << 2 | r >> 6) << 20 |
+					(g << 2 | g >> 6) << 10 | (b << 2 | b >> 6);
 				break;
 			default:
 				((uint32_t *)row)[x] = argb;
@@ -503,7 +513,8 @@ unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *im
 			((const uint8_t *)wb->map + (size_t)y * wb->pitch);
 
 		for (x = 0; x < wb->width; x++) {
-			uint32_t got = row[x], want = img[y * wb->width + x];
+			uint32_t got = primepair_read_pixel(&row[x], wb->format);
+			uint32_t want = img[y * wb->width + x];
 			bool differs = false;
 
 			for (sh = 0; sh < 24; sh += 8) {

@@ -109,7 +109,8 @@ uint32_t primepair_wait_crtc_on(int fd, uint32_t crtc_id, int ms);
 
 /*
  * CPU reference of vdisplay's composer: formats read as ARGB8888 (RGB565
- * widened by bit replication), 8-bit blending with rounding, over black.
+ * widened by bit replication, XRGB2101010 cut to its top 8 bits), 8-bit
+ * blending with rounding, over black.
  */
 uint32_t primepair_read_pixel(const void *p, uint32_t format);
 /* Fill @fb with pseudo-random bytes from @seed (every byte varies). */
@@ -122,9 +123,9 @@ void primepair_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
 		  uint32_t sx, uint32_t sy, uint32_t w, uint32_t h,
 		  uint16_t alpha, uint32_t blend);
 /*
- * Compare a captured XRGB8888/ARGB8888 frame with @img, each channel
- * within @tolerance; returns the number of differing pixels and logs the
- * first few.
+ * Compare a captured frame (any format primepair_read_pixel() reads) with
+ * @img, each channel within @tolerance; returns the number of differing
+ * pixels and logs the first few.
  */
 unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *img,
 			unsigned int tolerance);

@@ -71,7 +71,7 @@ static void test_addfb(struct primepair_kms *kms)
 	/* vdisplay_fb_create(): known formats no plane scans out */
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_RGB888,
 			    fb.pitch, NULL, &id), -EINVAL);
-	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB2101010,
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XBGR2101010,
 			    fb.pitch, NULL, &id), -EINVAL);
 	/* drm_gem_fb_init_with_funcs(): no such handle */
 	igt_assert_eq(addfb(kms->fd, fb.handle + 1000, W, H,

@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ IGT_TEST_DESCRIPTION("vdisplay planes checked through writeback");
 
 static const uint32_t formats[] = {
 	DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
-	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565,
+	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565, DRM_FORMAT_XRGB2101010,
 };
 
 static bool has_alpha(uint32_t f)
@@ -280,15 +281,18 @@ static void test_zpos(struct ctx *c)
 }
 
 /*
- * Writeback into ARGB8888 (alpha written opaque) gives the same picture;
- * a writeback framebuffer that is not the mode's size, or of a format the
- * connector does not list, fails the atomic check with -EINVAL.
+ * Writeback into ARGB8888 (alpha written opaque) gives the same picture,
+ * and so does XRGB2101010, each channel widened by repeating its top bits
+ * (IGT's kms_writeback creates XRGB2101010 framebuffers and checks that
+ * full scale stays full scale); a writeback framebuffer that is not the
+ * mode's size, or of a format the connector does not list, fails the
+ * atomic check with -EINVAL.
  */
 static void test_writeback_formats(struct ctx *c)
 {
 	drmModeAtomicReqPtr req;
-	struct primepair_fb argb, small, rgb565;
-	uint32_t x, y;
+	struct primepair_fb argb, small, rgb565, xr30;
+	uint32_t x, y, in, out, ch;
 
 	primepair_fb_fill_random(&c->bg, 31);
 	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
@@ -303,6 +307,20 @@ static void test_writeback_formats(struct ctx *c)
 		for (x = 0; x < c->w; x += 5)
 			igt_assert_eq_u32(((uint32_t *)((uint8_t *)argb.map +
 					   y * argb.pitch))[x] >> 24, 0xff);
+
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB2101010, &xr30);
+	primepair_writeback_capture(&c->kms, c->o, &xr30);
+	igt_assert_eq_u32(primepair_compare(&xr30, c->ref, 0), 0);
+	for (y = 0; y < c->h; y += 7)
+		for (x = 0; x < c->w; x += 5) {
+			in = c->ref[y * c->w + x];
+			out = ((uint32_t *)((uint8_t *)xr30.map +
+					    y * xr30.pitch))[x];
+			igt_assert_eq_u32(out >> 30, 3);
+			for (ch = 0; ch < 3; ch++)
+				igt_assert_eq_u32(out >> (ch * 10) & 3,
+						  in >> (ch * 8 + 6) & 3);
+		}
 
 	primepair_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
 	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_RGB565, &rgb565);
@@ -326,7 +344,110 @@ static void test_writeback_formats(struct ctx *c)
 	primepair_disable_all(&c->kms);
 	primepair_fb_destroy(c->kms.fd, &rgb565);
 	primepair_fb_destroy(c->kms.fd, &small);
+	primepair_fb_destroy(c->kms.fd, &xr30);
 	primepair_fb_destroy(c->kms.fd, &argb);
+}
+
+/*
+ * A legacy cursor move while a page flip is pending is applied at once, as
+ * cursor hardware does, not after the flip: the cursor ioctl returns with
+ * the flip still pending (in at least some of the tries, as a slow guest
+ * may cross the vblank), and the move shows on screen.  IGT's
+ * kms_cursor_legacy flip-vs-cursor and basic-flip-before-cursor found the
+ * cursor waiting for the flip.
+ */
+static void test_cursor_during_flip(struct ctx *c)
+{
+	struct primepair_fb fb, cursor;
+	struct pollfd pfd = { .fd = c->kms.fd, .events = POLLIN };
+	unsigned int i, pending = 0;
+	char ev[1024];
+
+	igt_require(c->o->cursor);
+	primepair_fb_fill_random(&c->bg, 41);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 42);
+	primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_ARGB8888, &cursor);
+	primepair_fb_fill_color(&cursor, 0xff20c040u);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	igt_assert_eq(drmModeSetCursor(c->kms.fd, c->o->crtc_id, cursor.handle,
+				       64, 64), 0);
+
+	for (i = 0; i < 20; i++) {
+		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
+					      i & 1 ? c->bg.fb_id : fb.fb_id,
+					      DRM_MODE_PAGE_FLIP_EVENT, NULL), 0);
+		igt_assert_eq(drmModeMoveCursor(c->kms.fd, c->o->crtc_id,
+						10 + i, 20 + i), 0);
+		if (poll(&pfd, 1, 0) == 0)
+			pending++;
+		igt_assert_eq(poll(&pfd, 1, 1000), 1);
+		igt_assert_lt(0, read(c->kms.fd, ev, sizeof(ev)));
+	}
+	igt_info("cursor moved with the flip pending %u times of 20\n", pending);
+	igt_assert_lt(0, pending);
+
+	/* Last flip showed bg; the cursor at its last position */
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &cursor, 29, 39, 0, 0, 64, 64,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &cursor);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
+/*
+ * The CRTC shows black, and the planes left on it, without its primary
+ * plane; removing the framebuffer the primary shows (RMFB) turns off just
+ * that plane, not the CRTC.  IGT's kms_plane pixel-format found RMFB
+ * switching the whole CRTC off.
+ */
+static void test_primary_off(struct ctx *c)
+{
+	drmModeAtomicReqPtr req;
+	struct primepair_fb fb, ov_fb;
+	uint32_t ov = c->o->overlays[0];
+
+	igt_require(c->o->noverlays > 0);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 21);
+	primepair_fb_create(c->kms.fd, 100, 80, DRM_FORMAT_XRGB8888, &ov_fb);
+	primepair_fb_fill_random(&ov_fb, 22);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &fb), 0);
+	set_overlay(c, ov, &ov_fb, 30, 20, 0, 0, 100, 80, 0xffff,
+		    PRIMEPAIR_BLEND_PREMULTI);
+
+	/* Primary off, CRTC on: the overlay over black */
+	req = drmModeAtomicAlloc();
+	primepair_add_plane_off(c->kms.fd, req, c->o->primary);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &ov_fb, 30, 20, 0, 0, 100, 80,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	/* RMFB of the primary's framebuffer keeps the CRTC on */
+	req = drmModeAtomicAlloc();
+	primepair_add_plane(c->kms.fd, req, c->o->primary, c->o->crtc_id, &fb,
+			    0, 0, 0, 0, c->w, c->h);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+	igt_assert_eq(drmModeRmFB(c->kms.fd, fb.fb_id), 0);
+	fb.fb_id = 0;
+	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->crtc_id,
+					       DRM_MODE_OBJECT_CRTC, "ACTIVE"), 1);
+	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->primary,
+					       DRM_MODE_OBJECT_PLANE, "FB_ID"), 0);
+	check(c, 0);
+
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &ov_fb);
+	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
 igt_main
@@ -360,6 +481,14 @@ igt_main
 	igt_subtest("writeback-formats") {
 		ctx_reset(&c);
 		test_writeback_formats(&c);
+	}
+	igt_subtest("cursor-during-flip") {
+		ctx_reset(&c);
+		test_cursor_during_flip(&c);
+	}
+	igt_subtest("primary-off") {
+		ctx_reset(&c);
+		test_primary_off(&c);
 	}
 	igt_subtest("zpos") {
 		ctx_reset(&c);
