@@ -4,6 +4,7 @@
  * frames to the compositor as dma-bufs (zwp_linux_dmabuf_v1)
  *
  *   wl-vrender [--device SPEC] [--frames N] [--buffers N] [--hold]
+ *              [--modifier linear|implicit]
  *
  * The window is fullscreen: through zwp_fullscreen_shell_v1 where the
  * compositor has it (weston --shell=fullscreen-shell.so), at the size of the
@@ -23,6 +24,10 @@
  * SIGTERM; it exits 0 if every step worked.
  *
  * --device takes a path, a driver name or NAME:N (default: vrender).
+ * --modifier picks how the buffers' layout is named to the compositor:
+ * DRM_FORMAT_MOD_LINEAR, or DRM_FORMAT_MOD_INVALID (the layout is
+ * implicit, linear for vrender).  By default: LINEAR if the compositor
+ * lists it for XRGB8888, else INVALID.
  */
 
 #include <errno.h>
@@ -74,6 +79,7 @@ struct client {
 	struct xdg_toplevel *toplevel;
 
 	bool linear, implicit;	/* XRGB8888 modifiers the compositor takes */
+	const char *modifier;	/* --modifier, or NULL */
 	bool configured, closed, frame_done;
 	int32_t width, height;
 	uint32_t pitch;
@@ -298,6 +304,10 @@ static void buffer_create(struct client *c, struct buffer *b)
 {
 	uint64_t modifier = c->linear ? DRM_FORMAT_MOD_LINEAR :
 					DRM_FORMAT_MOD_INVALID;
+
+	if (c->modifier)
+		modifier = strcmp(c->modifier, "linear") ?
+			   DRM_FORMAT_MOD_INVALID : DRM_FORMAT_MOD_LINEAR;
 	struct zwp_linux_buffer_params_v1 *params;
 	struct stat st;
 	int ret;
@@ -444,7 +454,8 @@ static void window_xdg(struct client *c)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: wl-vrender [--device SPEC] [--frames N] [--buffers N] [--hold]\n");
+		"usage: wl-vrender [--device SPEC] [--frames N] [--buffers N] [--hold]\n"
+		"                  [--modifier linear|implicit]\n");
 	exit(2);
 }
 
@@ -455,6 +466,7 @@ int main(int argc, char **argv)
 		{ "frames", required_argument, NULL, 'f' },
 		{ "buffers", required_argument, NULL, 'b' },
 		{ "hold", no_argument, NULL, 'H' },
+		{ "modifier", required_argument, NULL, 'm' },
 		{ }
 	};
 	const char *device = NULL;
@@ -480,6 +492,11 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			keep = true;
+			break;
+		case 'm':
+			if (strcmp(optarg, "linear") && strcmp(optarg, "implicit"))
+				usage();
+			c.modifier = optarg;
 			break;
 		default:
 			usage();
@@ -515,7 +532,7 @@ int main(int argc, char **argv)
 	if (!c.compositor || !(c.fullscreen || c.wm_base) || !c.dmabuf)
 		die("compositor lacks wl_compositor, a shell or zwp_linux_dmabuf_v1 v3",
 		    ENOTSUP);
-	if (!c.linear && !c.implicit)
+	if (!c.linear && !c.implicit && !c.modifier)
 		die("no linear XRGB8888 in zwp_linux_dmabuf_v1", ENOTSUP);
 
 	c.surface = wl_compositor_create_surface(c.compositor);

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compositor_weston - weston's DRM backend on vdisplay, with clients
+ *
+ * Debian's weston 10 runs on vdisplay as DRM master, as root on a VT
+ * (--tty), with fullscreen-shell: the guest has no input devices, and
+ * weston 10's desktop and kiosk shells never map a window without a seat,
+ * while fullscreen-shell shows the client's surface on the output at once.
+ *
+ * pixman-simple-shm, gl-simple-shm: weston's pixman renderer, or its GL
+ *   renderer on Mesa's kms_swrast, shows weston-simple-shm's animation:
+ *   the CRC of the composed output leaves the empty screen's value and
+ *   keeps changing.  Weston then exits 0 on SIGTERM.
+ * gl-vrender-dmabuf-*: tools/wl-vrender renders frames on vrender and
+ *   hands them to weston as dma-bufs (zwp_linux_dmabuf_v1).  vdisplay's CRC
+ *   of the output equals the CRC vrender computed of the client's last
+ *   frame, so the client's pixels reached the screen unchanged.
+ *   -composited: the buffers carry DRM_FORMAT_MOD_INVALID, the only
+ *   modifier weston's GL renderer lists on kms_swrast.  Weston's own plane
+ *   check then keeps them off vdisplay's planes (which list LINEAR), and
+ *   composes them with llvmpipe: kms_swrast imports each dma-buf into
+ *   vdisplay and reads it through MAP_DUMB of the imported handle.
+ *   -scanout: the buffers are named LINEAR, which they are; weston puts the
+ *   client's buffer on the primary plane, and the plane's framebuffer is
+ *   the client's own dma-buf (same inode): vdisplay scans out vrender's
+ *   memory with no copy.
+ *
+ * The test reads CRCs through its own fd, which gave up DRM master.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_child.h"
+#include "primepair_kms.h"
+
+IGT_TEST_DESCRIPTION("weston on vdisplay, with shm and vrender dma-buf clients");
+
+#define SOCKET_NAME	"primepair-weston"
+
+struct weston {
+	struct primepair_child child;
+	char runtime[64];	/* XDG_RUNTIME_DIR, 0700 */
+	char log[96];
+	char socket[128];
+	char env_runtime[96];
+	char env_display[64];
+};
+
+static char out[1 << 16];
+
+static void weston_dump_log(struct weston *w)
+{
+	FILE *f = fopen(w->log, "r");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		igt_debug("weston: %s", line);
+	fclose(f);
+}
+
+/* Start weston on vdisplay and wait for its socket and its mode set */
+static void weston_start(struct weston *w, struct primepair_kms *kms,
+			 bool pixman)
+{
+	struct primepair_output *o = &kms->outputs[0];
+	char card[32], drm_device[48], log_arg[128];
+	char *argv[] = {
+		"weston", "--backend=drm-backend.so", "--tty=2",
+		"--continue-without-input", "--shell=fullscreen-shell.so",
+		"--idle-time=0", "--socket=" SOCKET_NAME, drm_device, log_arg,
+		pixman ? "--use-pixman" : NULL, NULL
+	};
+	char *env[] = { w->env_runtime, "GBM_ALWAYS_SOFTWARE=1",
+			"LIBGL_ALWAYS_SOFTWARE=1", NULL };
+	struct stat st;
+	int i;
+
+	igt_require_f(system("command -v weston >/dev/null") == 0,
+		      "weston is not installed\n");
+	igt_require_f(access("/dev/tty2", R_OK | W_OK) == 0,
+		      "weston needs a VT: no /dev/tty2\n");
+	primepair_child_kill_all();	/* what a failed subtest left */
+
+	snprintf(w->runtime, sizeof(w->runtime), "/tmp/primepair-wl-XXXXXX");
+	igt_assert(mkdtemp(w->runtime));	/* mode 0700 */
+	snprintf(w->log, sizeof(w->log), "%s/weston.log", w->runtime);
+	snprintf(w->socket, sizeof(w->socket), "%s/%s", w->runtime,
+		 SOCKET_NAME);
+	snprintf(w->env_runtime, sizeof(w->env_runtime), "XDG_RUNTIME_DIR=%s",
+		 w->runtime);
+	snprintf(w->env_display, sizeof(w->env_display), "WAYLAND_DISPLAY=%s",
+		 SOCKET_NAME);
+	igt_assert_eq(fstat(kms->fd, &st), 0);
+	snprintf(card, sizeof(card), "card%u", minor(st.st_rdev));
+	snprintf(drm_device, sizeof(drm_device), "--drm-device=%s", card);
+	snprintf(log_arg, sizeof(log_arg), "--log=%s", w->log);
+
+	primepair_child_start(&w->child, argv, env);
+	for (i = 0; i < 600 && access(w->socket, F_OK); i++)
+		usleep(50000);
+	if (access(w->socket, F_OK))
+		weston_dump_log(w);
+	igt_assert_f(access(w->socket, F_OK) == 0,
+		     "weston did not open %s in 30 s\n", w->socket);
+	igt_assert_f(primepair_wait_crtc_on(kms->fd, o->crtc_id, 20000),
+		     "weston did not light the output\n");
+}
+
+/* SIGTERM: weston shuts down and exits 0 */
+static void weston_stop(struct weston *w)
+{
+	int status = primepair_child_stop(&w->child, SIGTERM, 20000, out,
+					  sizeof(out));
+
+	if (status)
+		weston_dump_log(w);
+	igt_assert_f(status == 0, "weston exited with status %d\n", status);
+	unlink(w->log);
+	rmdir(w->runtime);
+}
+
+static void client_start(struct primepair_child *c, struct weston *w,
+			 char *const argv[])
+{
+	char *env[] = { w->env_runtime, w->env_display, NULL };
+
+	primepair_child_start(c, argv, env);
+}
+
+/*
+ * Frames reach the screen: the CRC leaves @idle and takes at least three
+ * other values within @max_frames.
+ */
+static void assert_animation(struct primepair_kms *kms, uint32_t idle,
+			     unsigned int max_frames)
+{
+	struct primepair_crc crc;
+	uint32_t seen[3];
+	unsigned int n, i, distinct = 0;
+	uint64_t frame;
+
+	primepair_crc_start(kms, &kms->outputs[0], &crc);
+	for (n = 0; n < max_frames && distinct < ARRAY_SIZE(seen); n++) {
+		uint32_t v;
+
+		primepair_crc_get(&crc, &frame, &v);
+		if (v == idle)
+			continue;
+		for (i = 0; i < distinct && seen[i] != v; i++)
+			;
+		if (i == distinct)
+			seen[distinct++] = v;
+	}
+	primepair_crc_stop(&crc);
+	igt_info("%u new pictures in %u frames\n", distinct, n);
+	igt_assert_eq(distinct, ARRAY_SIZE(seen));
+}
+
+/* The CRC of the screen with only weston's background on it */
+static uint32_t idle_crc(struct primepair_kms *kms)
+{
+	struct primepair_crc crc;
+	uint32_t a, b;
+	uint64_t frame;
+	int tries;
+
+	primepair_crc_start(kms, &kms->outputs[0], &crc);
+	primepair_crc_get(&crc, &frame, &a);
+	for (tries = 0; tries < 60; tries++) {
+		primepair_crc_get(&crc, &frame, &b);
+		if (a == b)
+			break;
+		a = b;
+	}
+	primepair_crc_stop(&crc);
+	igt_assert_f(a == b, "weston's empty screen is not still\n");
+	return a;
+}
+
+static void test_simple_shm(struct primepair_kms *kms, bool pixman)
+{
+	char *argv[] = { "weston-simple-shm", NULL };
+	struct primepair_child client;
+	struct weston w;
+	uint32_t idle;
+
+	igt_require(system("command -v weston-simple-shm >/dev/null") == 0);
+	weston_start(&w, kms, pixman);
+	idle = idle_crc(kms);
+
+	client_start(&client, &w, argv);
+	/* llvmpipe composes a few frames a second under TCG */
+	assert_animation(kms, idle, pixman ? 300 : 1200);
+
+	/* simple-shm leaves on SIGTERM: "simple-shm exiting", status 0 */
+	igt_assert_eq(primepair_child_stop(&client, SIGTERM, 10000, out,
+					   sizeof(out)), 0);
+	weston_stop(&w);
+}
+
+/* The inode of the dma-buf behind the primary plane's framebuffer */
+static unsigned long scanout_ino(struct primepair_kms *kms)
+{
+	drmModePlanePtr plane = drmModeGetPlane(kms->fd,
+						kms->outputs[0].primary);
+	drmModeFB2Ptr fb;
+	struct stat st;
+	int dmabuf;
+
+	igt_assert(plane && plane->fb_id);
+	/* As root, GETFB2 gives this fd a handle to the framebuffer's BO. */
+	fb = drmModeGetFB2(kms->fd, plane->fb_id);
+	igt_assert(fb && fb->handles[0]);
+	igt_assert_eq(drmPrimeHandleToFD(kms->fd, fb->handles[0], DRM_CLOEXEC,
+					 &dmabuf), 0);
+	igt_assert_eq(fstat(dmabuf, &st), 0);
+	close(dmabuf);
+	drmCloseBufferHandle(kms->fd, fb->handles[0]);
+	drmModeFreeFB2(fb);
+	drmModeFreePlane(plane);
+	return st.st_ino;
+}
+
+static void test_vrender_dmabuf(struct primepair_kms *kms, bool linear)
+{
+	char client_path[300], line[256];
+	char *argv[] = { client_path, "--frames", "12", "--hold", "--modifier",
+			 linear ? "linear" : "implicit", NULL };
+	unsigned int frame, width, height, crc, n;
+	struct primepair_child client;
+	unsigned long ino;
+	struct primepair_crc c;
+	drmModeCrtcPtr crtc;
+	struct weston w;
+	uint64_t seq;
+	uint32_t v = 0;
+
+	snprintf(client_path, sizeof(client_path), "%s/wl-vrender",
+		 primepair_tools_dir());
+	igt_require_f(access(client_path, X_OK) == 0, "no %s\n", client_path);
+	close(primepair_open_render(PRIMEPAIR_RENDER_DRIVER));
+	weston_start(&w, kms, false);
+
+	client_start(&client, &w, argv);
+	igt_assert_f(primepair_child_expect(&client, "shown ", line,
+					    sizeof(line), 120000),
+		     "wl-vrender did not show its frames\n");
+	igt_info("%s\n", line);
+	igt_assert_eq(sscanf(line, "shown frame=%u width=%u height=%u crc=%x ino=%lu",
+			     &frame, &width, &height, &crc, &ino), 5);
+	/* fullscreen: the client's buffers have the size of weston's mode */
+	crtc = drmModeGetCrtc(kms->fd, kms->outputs[0].crtc_id);
+	igt_assert(crtc && crtc->mode_valid);
+	igt_assert_eq(width, crtc->mode.hdisplay);
+	igt_assert_eq(height, crtc->mode.vdisplay);
+	drmModeFreeCrtc(crtc);
+
+	/*
+	 * vdisplay's CRC is the CRC-32 register over the composed frame,
+	 * without zlib's final inversion: the client's frame, pixel for
+	 * pixel, reads as ~crc.
+	 */
+	primepair_crc_start(kms, &kms->outputs[0], &c);
+	for (n = 0; n < 120; n++) {
+		primepair_crc_get(&c, &seq, &v);
+		if (v == ~crc)
+			break;
+	}
+	primepair_crc_stop(&c);
+	igt_assert_f(v == ~crc,
+		     "screen CRC 0x%08x, client's frame 0x%08x (inverted)\n",
+		     v, ~crc);
+
+	if (linear) {
+		/* Direct scanout: the plane shows the client's buffer itself. */
+		igt_assert_eq_u64(scanout_ino(kms), ino);
+	} else {
+		/* Composed: into weston's own framebuffer */
+		igt_assert_neq_u64(scanout_ino(kms), ino);
+	}
+
+	igt_assert_eq(primepair_child_finish(&client, out, sizeof(out)), 0);
+	weston_stop(&w);
+}
+
+igt_main
+{
+	struct primepair_kms kms = {};
+
+	igt_fixture {
+		primepair_kms_open(&kms);
+		/* weston needs DRM master: this fd gives it up. */
+		drmDropMaster(kms.fd);
+	}
+
+	igt_subtest("pixman-simple-shm")
+		test_simple_shm(&kms, true);
+	igt_subtest("gl-simple-shm")
+		test_simple_shm(&kms, false);
+	igt_subtest("gl-vrender-dmabuf-composited")
+		test_vrender_dmabuf(&kms, false);
+	igt_subtest("gl-vrender-dmabuf-scanout")
+		test_vrender_dmabuf(&kms, true);
+
+	igt_fixture {
+		close(kms.fd);
+		primepair_assert_summary_zero();
+	}
+}
