@@ -663,9 +663,6 @@ int primebuf_bo_vmap_locked(struct primebuf_bo *bo, struct iosys_map *map)
 		return 0;
 	}
 
-	if (primebuf_inject_failure(PRIMEBUF_FAIL_VMAP))
-		return -ENOMEM;
-
 	ret = primebuf_prepare_backing(bo);
 	if (ret)
 		return ret;
@@ -838,6 +835,15 @@ static int primebuf_gem_vmap(struct drm_gem_object *obj,
 {
 	struct primebuf_bo *bo = to_primebuf_bo(obj);
 	int ret;
+
+	/*
+	 * Injected failures belong here, where the caller handles an errno,
+	 * and not in the exporter's vmap: dma_buf_vmap() WARNs on any error
+	 * of an exporter's vmap, so a failure injected there would put a
+	 * warning in the log for every import it hit.
+	 */
+	if (primebuf_inject_failure(PRIMEBUF_FAIL_VMAP))
+		return -ENOMEM;
 
 	if (obj->import_attach)
 		return dma_buf_vmap(obj->import_attach->dmabuf, map);

@@ -15,7 +15,8 @@
  *
  * Fault injection: writing N to fail_alloc, fail_attach, fail_map or
  * fail_vmap makes the next N backing allocations, attaches, device maps
- * or vmaps of primebuf buffers fail with -ENOMEM, as if memory ran out.
+ * of primebuf buffers, or vmaps of primebuf GEM objects (own buffers and
+ * imports, through their driver) fail with -ENOMEM, as if memory ran out.
  */
 
 #include <linux/debugfs.h>

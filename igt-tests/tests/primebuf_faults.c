@@ -2,6 +2,12 @@
 /*
  * primebuf_faults - injected failures reach the right caller as an errno,
  * the device stays usable, nothing leaks; fresh memory reads as zero
+ *
+ * A failed vmap surfaces where vdisplay vmaps framebuffers: in prepare_fb
+ * of a plane and in prepare_writeback_job, that is in the atomic commit or
+ * page flip that brings a new framebuffer in, before anything is queued.
+ * That commit fails with ENOMEM, the screen keeps the previous picture,
+ * and the retry works.
  */
 
 #include <errno.h>
@@ -16,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <drm_fourcc.h>
 #include <linux/dma-buf.h>
 #include <linux/sync_file.h>
 #include <xf86drm.h>
@@ -23,6 +30,7 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_kms.h"
 #include "primepair_vrender.h"
 
 #define DEBUGFS "/sys/kernel/debug/primebuf/"
@@ -98,12 +106,71 @@ static void sync_end(int dmabuf)
 	igt_assert_eq(ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync), 0);
 }
 
+
 static bool all_zero(const uint32_t *p, size_t size)
 {
 	for (size_t i = 0; i < size / 4; i++)
 		if (p[i])
 			return false;
 	return true;
+}
+
+/* Put @fb_id on @o's primary plane; 0 or -errno */
+static int flip_to(struct primepair_kms *kms, struct primepair_output *o,
+		   uint32_t fb_id, bool legacy)
+{
+	drmModeAtomicReqPtr req;
+	int ret;
+
+	if (legacy)
+		return drmModePageFlip(kms->fd, o->crtc_id, fb_id, 0, NULL) ?
+		       -errno : 0;
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	primepair_add(kms->fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "FB_ID",
+		      fb_id);
+	ret = primepair_commit(kms->fd, req, 0);
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+/* The next frame of @o, through writeback, is @argb all over */
+static void assert_screen(struct primepair_kms *kms,
+			  struct primepair_output *o, uint32_t argb)
+{
+	uint32_t w = o->mode.hdisplay, h = o->mode.vdisplay;
+	uint32_t *ref = malloc((size_t)w * h * 4);
+	struct primepair_fb wb;
+
+	igt_assert(ref);
+	for (size_t i = 0; i < (size_t)w * h; i++)
+		ref[i] = argb;
+	primepair_fb_create(kms->fd, w, h, DRM_FORMAT_XRGB8888, &wb);
+	primepair_writeback_capture(kms, o, &wb);
+	igt_assert_eq_u32(primepair_compare(&wb, ref, 0), 0);
+	primepair_fb_destroy(kms->fd, &wb);
+	free(ref);
+}
+
+/*
+ * Flips of @o to @fb_id with a vmap failure injected fail with ENOMEM,
+ * leave @shown on screen and every counter as it was; then one succeeds.
+ */
+static void flip_fails_then_works(struct primepair_kms *kms,
+				  struct primepair_output *o, uint32_t fb_id,
+				  uint32_t shown)
+{
+	uint64_t vmaps = primepair_summary("vmaps");
+	uint64_t mappings = primepair_summary("mappings");
+
+	for (int legacy = 0; legacy < 2; legacy++) {
+		inject("fail_vmap", 1);
+		igt_assert_eq(flip_to(kms, o, fb_id, legacy), -ENOMEM);
+		igt_assert_eq_u64(primepair_summary("vmaps"), vmaps);
+		igt_assert_eq_u64(primepair_summary("mappings"), mappings);
+	}
+	assert_screen(kms, o, shown);
+	igt_assert_eq(flip_to(kms, o, fb_id, false), 0);
 }
 
 igt_main
@@ -250,6 +317,123 @@ igt_main
 		close(dmabuf);
 		igt_assert_eq(drmModeDestroyDumbBuffer(display, dumb), 0);
 		close(display);
+	}
+
+	igt_describe("A failed vmap of a new framebuffer fails its atomic commit and its page flip with ENOMEM; the old picture stays, the retry shows the new one");
+	igt_subtest("fail-vmap-flip") {
+		struct primepair_kms kms;
+		struct primepair_output *o;
+		struct primepair_fb a, b;
+
+		primepair_kms_open(&kms);
+		o = &kms.outputs[0];
+		primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+				    DRM_FORMAT_XRGB8888, &a);
+		primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+				    DRM_FORMAT_XRGB8888, &b);
+		primepair_fb_fill_color(&a, 0xff208040u);
+		primepair_fb_fill_color(&b, 0xffa01060u);
+
+		/* a modeset fails the same way, and sets no mode */
+		inject("fail_vmap", 1);
+		igt_assert_eq(primepair_modeset(&kms, o, &a), -ENOMEM);
+		igt_assert_eq_u64(primepair_summary("vmaps"), 0);
+		igt_assert_eq_u64(primepair_summary("mappings"), 0);
+		igt_assert_eq(primepair_modeset(&kms, o, &a), 0);
+
+		flip_fails_then_works(&kms, o, b.fb_id, 0xff208040u);
+		assert_screen(&kms, o, 0xffa01060u);
+
+		primepair_disable_all(&kms);
+		primepair_fb_destroy(kms.fd, &a);
+		primepair_fb_destroy(kms.fd, &b);
+		primepair_kms_close(&kms);
+		igt_assert_eq_u64(primepair_summary("vmaps"), 0);
+	}
+
+	igt_describe("A failed vmap by vrender's exporter, of a buffer vdisplay imported, fails the flip to it with ENOMEM; the import then scans out");
+	igt_subtest("fail-vmap-imported") {
+		uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
+		uint32_t bo, imported, fb_id, w, h;
+		struct primepair_kms kms;
+		struct primepair_output *o;
+		struct drm_vrender_cmd c;
+		struct primepair_fb a;
+		int dmabuf;
+
+		primepair_kms_open(&kms);
+		o = &kms.outputs[0];
+		w = o->mode.hdisplay;
+		h = o->mode.vdisplay;
+		primepair_fb_create(kms.fd, w, h, DRM_FORMAT_XRGB8888, &a);
+		primepair_fb_fill_color(&a, 0xff0000ffu);
+		igt_assert_eq(primepair_modeset(&kms, o, &a), 0);
+
+		bo = primepair_vrender_bo_create(fd, (uint64_t)w * 4 * h);
+		c = primepair_vrender_fill(bo, 0, w * 4, 0, 0, w, h,
+					   0xff00ff00u);
+		primepair_vrender_submit(fd, &c, 1);
+		igt_assert_eq(drmPrimeHandleToFD(fd, bo, DRM_CLOEXEC, &dmabuf),
+			      0);
+		igt_assert_eq(drmPrimeFDToHandle(kms.fd, dmabuf, &imported), 0);
+		close(dmabuf);
+		handles[0] = imported;
+		pitches[0] = w * 4;
+		igt_assert_eq(drmModeAddFB2(kms.fd, w, h, DRM_FORMAT_XRGB8888,
+					    handles, pitches, offsets, &fb_id,
+					    0), 0);
+
+		flip_fails_then_works(&kms, o, fb_id, 0xff0000ffu);
+		assert_screen(&kms, o, 0xff00ff00u);
+
+		primepair_disable_all(&kms);
+		igt_assert_eq(drmModeRmFB(kms.fd, fb_id), 0);
+		igt_assert_eq(drmCloseBufferHandle(kms.fd, imported), 0);
+		igt_assert_eq(drmCloseBufferHandle(fd, bo), 0);
+		primepair_fb_destroy(kms.fd, &a);
+		primepair_kms_close(&kms);
+		igt_assert_eq_u64(primepair_summary("vmaps"), 0);
+	}
+
+	igt_describe("A failed vmap of a writeback framebuffer fails that commit with ENOMEM; the next capture works");
+	igt_subtest("fail-vmap-writeback") {
+		struct primepair_kms kms;
+		struct primepair_output *o;
+		struct primepair_fb a, wb;
+		drmModeAtomicReqPtr req;
+
+		primepair_kms_open(&kms);
+		o = &kms.outputs[0];
+		igt_require_f(o->wb_connector_id, "no writeback connector\n");
+		primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+				    DRM_FORMAT_XRGB8888, &a);
+		primepair_fb_fill_color(&a, 0xff804020u);
+		igt_assert_eq(primepair_modeset(&kms, o, &a), 0);
+		primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+				    DRM_FORMAT_XRGB8888, &wb);
+
+		inject("fail_vmap", 1);
+		req = drmModeAtomicAlloc();
+		igt_assert(req);
+		primepair_add(kms.fd, req, o->wb_connector_id,
+			      DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", o->crtc_id);
+		primepair_add(kms.fd, req, o->wb_connector_id,
+			      DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID",
+			      wb.fb_id);
+		igt_assert_eq(primepair_commit(kms.fd, req,
+					       DRM_MODE_ATOMIC_ALLOW_MODESET),
+			      -ENOMEM);
+		drmModeAtomicFree(req);
+		/* only the scanout buffer is vmapped */
+		igt_assert_eq_u64(primepair_summary("vmaps"), 1);
+		primepair_fb_destroy(kms.fd, &wb);
+
+		assert_screen(&kms, o, 0xff804020u);
+
+		primepair_disable_all(&kms);
+		primepair_fb_destroy(kms.fd, &a);
+		primepair_kms_close(&kms);
+		igt_assert_eq_u64(primepair_summary("vmaps"), 0);
 	}
 
 	igt_fixture {

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kms_vdisplay_races - vdisplay's flips racing the destruction of their
+ * framebuffers, and clients killed in the middle of a stream of flips
+ *
+ * A page flip or atomic commit to a framebuffer that another thread is
+ * removing (drmModeRmFB and closing its GEM handle, in either order)
+ * either flips and delivers its event, or fails as DRM core fails a
+ * framebuffer that is gone: ENOENT from a legacy flip, which looks the
+ * id up; EINVAL from an atomic commit, whose FB_ID of no framebuffer
+ * leaves the plane without one.  Removing the framebuffer on screen turns
+ * the CRTC off, after which legacy flips fail with EBUSY and atomic ones
+ * with EINVAL until the next modeset; EBUSY also while the removal's
+ * commit is in flight.  Every flip that returned 0 delivers exactly one
+ * event.
+ *
+ * A client killed with SIGKILL while it flips, with flips in flight and
+ * events queued unread on its fd, releases its framebuffers and buffers;
+ * the device then serves the next client, whose picture reaches the
+ * screen.  Nothing may warn (the kernel log is checked by the runner).
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_kms.h"
+#include "primepair_vrender.h"
+
+IGT_TEST_DESCRIPTION("vdisplay flips racing framebuffer removal and client death");
+
+#define RACE_SECONDS	4
+#define KILL_ROUNDS	3
+#define STABLE_COLOR	0xff3366ccu
+#define AFTER_COLOR	0xffcc6633u
+
+static void on_event(int fd, unsigned int sequence, unsigned int sec,
+		     unsigned int usec, unsigned int crtc_id, void *data)
+{
+	(*(unsigned int *)data)++;
+}
+
+/* Read the events ready on @fd within @ms; returns whether there were. */
+static bool read_events(int fd, int ms)
+{
+	drmEventContext ctx = {
+		.version = 3,
+		.page_flip_handler2 = on_event,
+	};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return false;
+	return drmHandleEvent(fd, &ctx) == 0;
+}
+
+/* Page flip (legacy) or nonblocking atomic commit with an event */
+static int flip(struct primepair_kms *kms, struct primepair_output *o,
+		uint32_t fb_id, bool atomic, unsigned int *events)
+{
+	drmModeAtomicReqPtr req;
+	int ret;
+
+	if (!atomic)
+		return drmModePageFlip(kms->fd, o->crtc_id, fb_id,
+				       DRM_MODE_PAGE_FLIP_EVENT, events) ?
+		       -errno : 0;
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	primepair_add(kms->fd, req, o->primary, DRM_MODE_OBJECT_PLANE, "FB_ID",
+		      fb_id);
+	ret = drmModeAtomicCommit(kms->fd, req, DRM_MODE_ATOMIC_NONBLOCK |
+				  DRM_MODE_PAGE_FLIP_EVENT, events) ? -errno : 0;
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+static bool crtc_active(struct primepair_kms *kms, struct primepair_output *o)
+{
+	drmModeCrtcPtr crtc = drmModeGetCrtc(kms->fd, o->crtc_id);
+	bool on = crtc && crtc->mode_valid;
+
+	drmModeFreeCrtc(crtc);
+	return on;
+}
+
+static void assert_screen(struct primepair_kms *kms,
+			  struct primepair_output *o, uint32_t argb)
+{
+	struct primepair_fb wb;
+	unsigned int x, y;
+
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &wb);
+	primepair_writeback_capture(kms, o, &wb);
+	for (y = 0; y < wb.height; y += 7)
+		for (x = 0; x < wb.width; x += 5) {
+			uint32_t p = ((uint32_t *)((uint8_t *)wb.map +
+						   y * wb.pitch))[x];
+
+			igt_assert_f((p & 0xffffff) == (argb & 0xffffff),
+				     "pixel (%u,%u) %08x, want %08x\n", x, y,
+				     p, argb);
+		}
+	primepair_fb_destroy(kms->fd, &wb);
+}
+
+/*
+ * The destroyer keeps one framebuffer of its own published in @victim,
+ * removes it at a random moment and publishes a new one.  It never
+ * asserts (only the main thread may): it counts what went wrong.
+ */
+struct rmfb_race {
+	struct primepair_kms *kms;
+	struct primepair_output *o;
+	_Atomic uint32_t victim;
+	atomic_bool stop;
+	atomic_ulong removed, unexpected;
+};
+
+static void *destroyer(void *arg)
+{
+	struct rmfb_race *r = arg;
+	uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
+	unsigned int seed = 7;
+	int fd = r->kms->fd;
+
+	while (!atomic_load(&r->stop)) {
+		uint32_t handle, fb_id;
+		uint64_t size;
+		bool rmfb_first = rand_r(&seed) & 1;
+
+		if (drmModeCreateDumbBuffer(fd, r->o->mode.hdisplay,
+					    r->o->mode.vdisplay, 32, 0, &handle,
+					    &pitches[0], &size)) {
+			atomic_fetch_add(&r->unexpected, 1);
+			break;
+		}
+		handles[0] = handle;
+		if (drmModeAddFB2(fd, r->o->mode.hdisplay, r->o->mode.vdisplay,
+				  DRM_FORMAT_XRGB8888, handles, pitches,
+				  offsets, &fb_id, 0)) {
+			atomic_fetch_add(&r->unexpected, 1);
+			drmCloseBufferHandle(fd, handle);
+			break;
+		}
+		atomic_store(&r->victim, fb_id);
+		usleep(rand_r(&seed) % 40000);
+
+		/* the GEM handle may go first: the framebuffer holds it */
+		if (!rmfb_first && drmCloseBufferHandle(fd, handle))
+			atomic_fetch_add(&r->unexpected, 1);
+		if (drmModeRmFB(fd, fb_id))
+			atomic_fetch_add(&r->unexpected, 1);
+		if (rmfb_first && drmCloseBufferHandle(fd, handle))
+			atomic_fetch_add(&r->unexpected, 1);
+		atomic_fetch_add(&r->removed, 1);
+	}
+	return NULL;
+}
+
+static void test_flip_vs_rmfb(void)
+{
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	struct primepair_fb stable;
+	struct rmfb_race r = {};
+	unsigned long flips = 0, gone = 0, off = 0, busy = 0;
+	unsigned int events = 0;
+	pthread_t t;
+	int64_t end;
+
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &stable);
+	primepair_fb_fill_color(&stable, STABLE_COLOR);
+	igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
+
+	r.kms = &kms;
+	r.o = o;
+	igt_assert_eq(pthread_create(&t, NULL, destroyer, &r), 0);
+	end = primepair_now_ns() + RACE_SECONDS * 1000000000ll;
+	for (unsigned int n = 0; primepair_now_ns() < end; n++) {
+		/* every third flip puts the stable framebuffer back */
+		uint32_t fb_id = n % 3 == 2 ? stable.fb_id :
+				 atomic_load(&r.victim);
+		unsigned int before = events;
+		int ret;
+
+		if (!fb_id)
+			fb_id = stable.fb_id;
+		bool atomic = n & 1;
+
+		ret = flip(&kms, o, fb_id, atomic, &events);
+		if (ret == 0) {
+			igt_assert_f(read_events(kms.fd, 1000),
+				     "flip %u: no event\n", n);
+			igt_assert_eq(events, before + 1);
+			flips++;
+			continue;
+		}
+		igt_assert_f(ret == -EBUSY ||
+			     ret == (atomic ? -EINVAL : -ENOENT),
+			     "%s flip %u: %s\n", atomic ? "atomic" : "legacy",
+			     n, strerror(-ret));
+		if (!crtc_active(&kms, o)) {
+			/* the framebuffer on screen was removed: CRTC off */
+			igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
+			off++;
+		} else if (ret == -EBUSY) {
+			/* the removal's own commit is still in flight */
+			busy++;
+			usleep(1000);
+		} else {
+			/* removed before the flip looked it up */
+			gone++;
+		}
+	}
+	atomic_store(&r.stop, true);
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_info("%lu flips, %lu to removed framebuffers, %lu CRTC off, %lu busy; %lu framebuffers removed\n",
+		 flips, gone, off, busy, atomic_load(&r.removed));
+	igt_assert_eq_u64(atomic_load(&r.unexpected), 0);
+	igt_assert_lt_u64(0, flips);
+	igt_assert_lt_u64(0, atomic_load(&r.removed));
+	/* no event came that no flip asked for */
+	igt_assert(!read_events(kms.fd, 100));
+
+	/* the CRTC still flips and shows what it is given */
+	if (!crtc_active(&kms, o))
+		igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
+	igt_assert_eq(flip(&kms, o, stable.fb_id, true, &events), 0);
+	igt_assert(read_events(kms.fd, 1000));
+	assert_screen(&kms, o, STABLE_COLOR);
+
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &stable);
+	primepair_kms_close(&kms);
+	igt_assert_eq_u64(primepair_summary_settle("buffers", 0), 0);
+	primepair_assert_summary_zero();
+}
+
+/*
+ * The child: master of the card (the parent holds no fd of it), sets a
+ * mode and flips between two framebuffers, legacy and atomic, reading
+ * only every other event so that some stay queued on its fd.  It tells
+ * the parent once it is flipping and runs until it is killed.
+ */
+static void __attribute__((noreturn)) flipping_child(int ready)
+{
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	struct primepair_fb fb[2];
+	unsigned int events = 0;
+
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	for (int i = 0; i < 2; i++)
+		primepair_fb_create(kms.fd, o->mode.hdisplay,
+				    o->mode.vdisplay, DRM_FORMAT_XRGB8888,
+				    &fb[i]);
+	if (primepair_modeset(&kms, o, &fb[0]))
+		_exit(1);
+	for (unsigned int n = 0, accepted = 0;; n++) {
+		int ret = flip(&kms, o, fb[n & 1].fb_id, n & 2, &events);
+
+		if (ret == -EBUSY) {
+			usleep(2000);
+			continue;
+		}
+		if (ret && ret != -ENOMEM)	/* ENOMEM: event space full */
+			_exit(2);
+		if (++accepted == 4 && write(ready, "x", 1) != 1)
+			_exit(3);
+		if (n & 1)
+			read_events(kms.fd, 0);
+	}
+}
+
+static void test_kill_during_flips(void)
+{
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	struct primepair_fb fb;
+	unsigned int events = 0;
+
+	for (int round = 0; round < KILL_ROUNDS; round++) {
+		int status, sv[2];
+		pid_t pid;
+		char c;
+
+		igt_assert_eq(pipe(sv), 0);
+		pid = fork();
+		igt_assert_lte(0, pid);
+		if (pid == 0) {
+			close(sv[0]);
+			flipping_child(sv[1]);
+		}
+		close(sv[1]);
+		{
+			struct pollfd pfd = { .fd = sv[0], .events = POLLIN };
+
+			if (poll(&pfd, 1, 20000) != 1)
+				kill(pid, SIGKILL);
+		}
+		igt_assert_f(read(sv[0], &c, 1) == 1,
+			     "the child did not start flipping\n");
+		usleep(30000 * (round + 1));
+		igt_assert_eq(kill(pid, SIGKILL), 0);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		close(sv[0]);
+		/* killed while flipping, not ended by an error of its own */
+		igt_assert_f(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			     "child status %#x\n", status);
+	}
+
+	/* everything of the children is released */
+	igt_assert_eq_u64(primepair_summary_settle("buffers", 0), 0);
+	primepair_assert_summary_zero();
+
+	/* and the next client gets the display: a modeset and a flip */
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_color(&fb, AFTER_COLOR);
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+	igt_assert_eq(flip(&kms, o, fb.fb_id, false, &events), 0);
+	igt_assert(read_events(kms.fd, 1000));
+	igt_assert_eq(events, 1);
+	assert_screen(&kms, o, AFTER_COLOR);
+
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &fb);
+	primepair_kms_close(&kms);
+	primepair_assert_summary_zero();
+}
+
+igt_main
+{
+	igt_describe("Page flips and atomic commits racing RmFB and GEM_CLOSE of the framebuffer they flip to: an event per accepted flip, documented errnos otherwise");
+	igt_subtest("flip-vs-rmfb")
+		test_flip_vs_rmfb();
+
+	igt_describe("A client killed with flips in flight and events unread releases everything; the next client's modeset and flip work");
+	igt_subtest("kill-during-flips")
+		test_kill_during_flips();
+}
