@@ -373,6 +373,8 @@ igt_main
 		c = primepair_vrender_fill(bo, 0, w * 4, 0, 0, w, h,
 					   0xff00ff00u);
 		primepair_vrender_submit(fd, &c, 1);
+		/* vrender maps the buffer only while the job runs */
+		primepair_vrender_bo_wait(fd, bo, 10000000000ll);
 		igt_assert_eq(drmPrimeHandleToFD(fd, bo, DRM_CLOEXEC, &dmabuf),
 			      0);
 		igt_assert_eq(drmPrimeFDToHandle(kms.fd, dmabuf, &imported), 0);
