@@ -545,3 +545,53 @@ uint32_t primepair_wait_crtc_on(int fd, uint32_t crtc_id, int ms)
 	}
 	return 0;
 }
+
+uint32_t primepair_crc_still(struct primepair_kms *kms,
+			     struct primepair_output *o, unsigned int max_frames)
+{
+	struct primepair_crc crc;
+	uint32_t a, b;
+	uint64_t frame;
+	unsigned int n;
+
+	primepair_crc_start(kms, o, &crc);
+	primepair_crc_get(&crc, &frame, &a);
+	b = ~a;
+	for (n = 0; n < max_frames; n++) {
+		primepair_crc_get(&crc, &frame, &b);
+		if (a == b)
+			break;
+		a = b;
+	}
+	primepair_crc_stop(&crc);
+	igt_assert_f(a == b, "the picture did not settle in %u frames\n",
+		     max_frames);
+	return a;
+}
+
+unsigned int primepair_crc_count_new(struct primepair_kms *kms,
+				     struct primepair_output *o, uint32_t old,
+				     unsigned int want, unsigned int max_frames)
+{
+	struct primepair_crc crc;
+	uint32_t seen[16];
+	unsigned int n, i, distinct = 0;
+	uint64_t frame;
+
+	igt_assert_lte(want, ARRAY_SIZE(seen));
+	primepair_crc_start(kms, o, &crc);
+	for (n = 0; n < max_frames && distinct < want; n++) {
+		uint32_t v;
+
+		primepair_crc_get(&crc, &frame, &v);
+		if (v == old)
+			continue;
+		for (i = 0; i < distinct && seen[i] != v; i++)
+			;
+		if (i == distinct)
+			seen[distinct++] = v;
+	}
+	primepair_crc_stop(&crc);
+	igt_info("%u new pictures in %u frames\n", distinct, n);
+	return distinct;
+}

@@ -105,6 +105,21 @@ uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_outpu
  */
 uint32_t primepair_wait_crtc_on(int fd, uint32_t crtc_id, int ms);
 
+/*
+ * The CRC of a still picture: read CRCs until two consecutive frames
+ * agree, asserting that happens within @max_frames.
+ */
+uint32_t primepair_crc_still(struct primepair_kms *kms,
+			     struct primepair_output *o, unsigned int max_frames);
+
+/*
+ * Pictures reaching the screen: the number of distinct CRCs other than
+ * @old seen in at most @max_frames frames, stopping at @want (at most 16).
+ */
+unsigned int primepair_crc_count_new(struct primepair_kms *kms,
+				     struct primepair_output *o, uint32_t old,
+				     unsigned int want, unsigned int max_frames);
+
 #endif /* PRIMEPAIR_KMS_H */
 
 /*

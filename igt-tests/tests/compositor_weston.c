@@ -142,56 +142,6 @@ static void client_start(struct primepair_child *c, struct weston *w,
 	primepair_child_start(c, argv, env);
 }
 
-/*
- * Frames reach the screen: the CRC leaves @idle and takes at least three
- * other values within @max_frames.
- */
-static void assert_animation(struct primepair_kms *kms, uint32_t idle,
-			     unsigned int max_frames)
-{
-	struct primepair_crc crc;
-	uint32_t seen[3];
-	unsigned int n, i, distinct = 0;
-	uint64_t frame;
-
-	primepair_crc_start(kms, &kms->outputs[0], &crc);
-	for (n = 0; n < max_frames && distinct < ARRAY_SIZE(seen); n++) {
-		uint32_t v;
-
-		primepair_crc_get(&crc, &frame, &v);
-		if (v == idle)
-			continue;
-		for (i = 0; i < distinct && seen[i] != v; i++)
-			;
-		if (i == distinct)
-			seen[distinct++] = v;
-	}
-	primepair_crc_stop(&crc);
-	igt_info("%u new pictures in %u frames\n", distinct, n);
-	igt_assert_eq(distinct, ARRAY_SIZE(seen));
-}
-
-/* The CRC of the screen with only weston's background on it */
-static uint32_t idle_crc(struct primepair_kms *kms)
-{
-	struct primepair_crc crc;
-	uint32_t a, b;
-	uint64_t frame;
-	int tries;
-
-	primepair_crc_start(kms, &kms->outputs[0], &crc);
-	primepair_crc_get(&crc, &frame, &a);
-	for (tries = 0; tries < 60; tries++) {
-		primepair_crc_get(&crc, &frame, &b);
-		if (a == b)
-			break;
-		a = b;
-	}
-	primepair_crc_stop(&crc);
-	igt_assert_f(a == b, "weston's empty screen is not still\n");
-	return a;
-}
-
 static void test_simple_shm(struct primepair_kms *kms, bool pixman)
 {
 	char *argv[] = { "weston-simple-shm", NULL };
@@ -201,11 +151,12 @@ static void test_simple_shm(struct primepair_kms *kms, bool pixman)
 
 	igt_require(system("command -v weston-simple-shm >/dev/null") == 0);
 	weston_start(&w, kms, pixman);
-	idle = idle_crc(kms);
+	idle = primepair_crc_still(kms, &kms->outputs[0], 60);
 
 	client_start(&client, &w, argv);
 	/* llvmpipe composes a few frames a second under TCG */
-	assert_animation(kms, idle, pixman ? 300 : 1200);
+	igt_assert_eq(primepair_crc_count_new(kms, &kms->outputs[0], idle, 3,
+					      pixman ? 300 : 1200), 3);
 
 	/* simple-shm leaves on SIGTERM: "simple-shm exiting", status 0 */
 	igt_assert_eq(primepair_child_stop(&client, SIGTERM, 10000, out,

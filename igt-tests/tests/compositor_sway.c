@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compositor_sway - sway (wlroots) on vdisplay, as an unprivileged user
+ *
+ * sway refuses to run as root, so it runs as "nobody" and gets the KMS
+ * node from seatd (started by the test as root, seatd -u nobody), the way
+ * a desktop session does.  With only the DRM backend (WLR_BACKENDS=drm)
+ * it needs no input devices.  The test then shows weston-presentation-shm
+ * (an animated wl_shm client that takes a new buffer whenever the
+ * compositor holds the others, and asks for presentation feedback) in
+ * sway's single workspace, and checks through vdisplay's CRC that its
+ * animation reaches the screen; sway exits 0 on SIGTERM.
+ *
+ * pixman-shm: wlroots' pixman renderer, on dumb buffers that wlroots
+ *   exports and re-imports through PRIME before ADDFB2.  (It keeps a
+ *   client's last two shm buffers, which makes weston-simple-shm, with
+ *   two, abort: "Both buffers busy at redraw()".)
+ * gles2-shm: wlroots' GLES2 renderer on Mesa's kms_swrast
+ *   (WLR_RENDERER_ALLOW_SOFTWARE=1).  wlroots opens vdisplay's primary
+ *   node itself for EGL (vdisplay has no render node), so the node gets
+ *   the group and mode udev/60-primepair.rules gives it (video, 0660)
+ *   and sway runs in group video.
+ *
+ * wlroots 0.15 offers zwp_linux_dmabuf_v1 only with a renderer on a
+ * render node, which a display-only device does not have; dma-buf
+ * clients are tested with weston (compositor_weston).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "igt.h"
+#include "primepair.h"
+#include "primepair_child.h"
+#include "primepair_kms.h"
+
+IGT_TEST_DESCRIPTION("sway on vdisplay as an unprivileged user, with seatd");
+
+#define USER		"nobody"
+#define SEATD_SOCK	"/run/seatd.sock"
+
+struct sway {
+	struct primepair_child seatd, sway;
+	char runtime[64];
+	char config[96];
+	char card[32];
+	struct stat card_st;	/* the node's owner and mode, to restore */
+	char env_home[96], env_runtime[96], env_renderer[64], env_devices[64];
+	char env_display[64];
+};
+
+static char out[1 << 16];
+
+static void sway_dump(const char *what)
+{
+	const char *p = out;
+
+	while (*p) {
+		const char *nl = strchrnul(p, '\n');
+
+		igt_debug("%s: %.*s\n", what, (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+/* The wayland-N socket sway opened in @dir, waiting up to 60 s */
+static bool find_socket(const char *dir, char *name, size_t len)
+{
+	char path[160];
+	int i, n;
+
+	for (i = 0; i < 1200; i++) {
+		for (n = 0; n < 10; n++) {
+			snprintf(path, sizeof(path), "%s/wayland-%d", dir, n);
+			if (!access(path, F_OK)) {
+				snprintf(name, len, "wayland-%d", n);
+				return true;
+			}
+		}
+		usleep(50000);
+	}
+	return false;
+}
+
+static void sway_start(struct sway *s, struct primepair_kms *kms,
+		       const char *renderer)
+{
+	char *seatd_argv[] = { "seatd", "-u", USER, NULL };
+	char *sway_argv[] = { "setpriv", "--reuid=" USER, "--regid=nogroup",
+			      "--groups=video", "sway", "-c", s->config, NULL };
+	char *env[] = { s->env_home, s->env_runtime, s->env_renderer,
+			s->env_devices, "LIBSEAT_BACKEND=seatd",
+			"WLR_BACKENDS=drm", "WLR_LIBINPUT_NO_DEVICES=1",
+			"WLR_RENDERER_ALLOW_SOFTWARE=1",
+			"GBM_ALWAYS_SOFTWARE=1", NULL };
+	struct passwd *pw;
+	struct group *video;
+	char socket[32];
+	FILE *f;
+	int i;
+
+	igt_require_f(system("command -v sway >/dev/null") == 0 &&
+		      system("command -v seatd >/dev/null") == 0,
+		      "sway or seatd is not installed\n");
+	pw = getpwnam(USER);
+	video = getgrnam("video");
+	igt_require_f(pw && video, "no user " USER " or no group video\n");
+	primepair_child_kill_all();	/* what a failed subtest left */
+
+	/* The runtime directory and the config, as a session would have */
+	snprintf(s->runtime, sizeof(s->runtime), "/tmp/primepair-sway-XXXXXX");
+	igt_assert(mkdtemp(s->runtime));
+	igt_assert_eq(chown(s->runtime, pw->pw_uid, pw->pw_gid), 0);
+	snprintf(s->config, sizeof(s->config), "%s/config", s->runtime);
+	f = fopen(s->config, "w");
+	igt_assert(f);
+	fputs("xwayland disable\ndefault_border none\n", f);
+	fclose(f);
+
+	/* What udev/60-primepair.rules gives vdisplay's KMS node */
+	igt_assert_eq(fstat(kms->fd, &s->card_st), 0);
+	snprintf(s->card, sizeof(s->card), "/dev/dri/card%u",
+		 minor(s->card_st.st_rdev));
+	igt_assert_eq(chown(s->card, 0, video->gr_gid), 0);
+	igt_assert_eq(chmod(s->card, 0660), 0);
+
+	snprintf(s->env_home, sizeof(s->env_home), "HOME=%s", s->runtime);
+	snprintf(s->env_runtime, sizeof(s->env_runtime), "XDG_RUNTIME_DIR=%s",
+		 s->runtime);
+	snprintf(s->env_renderer, sizeof(s->env_renderer), "WLR_RENDERER=%s",
+		 renderer);
+	snprintf(s->env_devices, sizeof(s->env_devices), "WLR_DRM_DEVICES=%s",
+		 s->card);
+
+	unlink(SEATD_SOCK);
+	primepair_child_start(&s->seatd, seatd_argv, NULL);
+	for (i = 0; i < 200 && access(SEATD_SOCK, F_OK); i++)
+		usleep(50000);
+	igt_assert_f(access(SEATD_SOCK, F_OK) == 0, "seatd did not start\n");
+
+	primepair_child_start(&s->sway, sway_argv, env);
+	igt_assert_f(find_socket(s->runtime, socket, sizeof(socket)),
+		     "sway opened no Wayland socket in 60 s\n");
+	snprintf(s->env_display, sizeof(s->env_display), "WAYLAND_DISPLAY=%s",
+		 socket);
+	igt_assert_f(primepair_wait_crtc_on(kms->fd, kms->outputs[0].crtc_id,
+					    30000),
+		     "sway did not light the output\n");
+}
+
+static void sway_stop(struct sway *s)
+{
+	int status = primepair_child_stop(&s->sway, SIGTERM, 20000, out,
+					  sizeof(out));
+
+	if (status)
+		sway_dump("sway");
+	igt_assert_f(status == 0, "sway exited with status %d\n", status);
+	primepair_child_stop(&s->seatd, SIGTERM, 5000, out, sizeof(out));
+	igt_assert_eq(chown(s->card, s->card_st.st_uid, s->card_st.st_gid), 0);
+	igt_assert_eq(chmod(s->card, s->card_st.st_mode & 07777), 0);
+	unlink(s->config);
+	rmdir(s->runtime);
+}
+
+static void test_shm_client(struct primepair_kms *kms, const char *renderer,
+			    unsigned int max_frames)
+{
+	/* it prints a line per frame: nobody reads them */
+	char *argv[] = { "sh", "-c",
+			 "exec weston-presentation-shm >/dev/null", NULL };
+	struct primepair_child client;
+	struct sway s;
+	uint32_t idle;
+	char *env[] = { s.env_runtime, s.env_display, NULL };
+
+	igt_require(system("command -v weston-presentation-shm >/dev/null") == 0);
+	sway_start(&s, kms, renderer);
+	idle = primepair_crc_still(kms, &kms->outputs[0], 120);
+
+	primepair_child_start(&client, argv, env);
+	igt_assert_eq(primepair_crc_count_new(kms, &kms->outputs[0], idle, 3,
+					      max_frames), 3);
+	igt_assert_eq(primepair_child_stop(&client, SIGTERM, 10000, out,
+					   sizeof(out)), 0);
+	sway_stop(&s);
+}
+
+igt_main
+{
+	struct primepair_kms kms = {};
+
+	igt_fixture {
+		primepair_kms_open(&kms);
+		/* sway needs DRM master: this fd gives it up. */
+		drmDropMaster(kms.fd);
+	}
+
+	igt_subtest("pixman-shm")
+		test_shm_client(&kms, "pixman", 600);
+	igt_subtest("gles2-shm")
+		test_shm_client(&kms, "gles2", 1800);
+
+	igt_fixture {
+		close(kms.fd);
+		primepair_assert_summary_zero();
+	}
+}
