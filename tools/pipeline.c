@@ -11,8 +11,13 @@
  * or through IN_FENCE_FD (--explicit).  With --reverse the buffers come
  * from vrender and vdisplay imports them.
  *
- *   pipeline [--frames N] [--buffers N] [--explicit] [--reverse]
- *            [--camera] [--width W --height H] [--capture DIR [--every N]]
+ *   pipeline [--display SPEC] [--render SPEC] [--frames N] [--buffers N]
+ *            [--explicit] [--reverse] [--camera] [--width W --height H]
+ *            [--capture DIR [--every N]]
+ *
+ * SPEC names a device: a path ("/dev/dri/card0"), a driver name
+ * ("vdisplay") or a driver name and index ("vrender:1"); by default the
+ * first vdisplay card and the first vrender render node.
  *
  * With --camera the frames come from vivid, the kernel's virtual camera,
  * capturing with V4L2_MEMORY_DMABUF straight into the scanout buffers.
@@ -64,6 +69,7 @@ struct pipeline {
 	uint64_t size;
 	int nbuf;
 	bool explicit_sync, reverse, camera;
+	struct primepair_device_specs specs;	/* --display, --render */
 	int video;			/* vivid capture node */
 	int64_t capture_ns[MAX_BUFFERS];
 	struct buffer buf[MAX_BUFFERS];
@@ -591,6 +597,8 @@ static void zero_copy_proof(struct pipeline *p)
 }
 
 static const struct option pipeline_opts[] = {
+	PRIMEPAIR_DISPLAY_OPTION,
+	PRIMEPAIR_RENDER_OPTION,
 	{ "frames", required_argument, NULL, 'f' },
 	{ "buffers", required_argument, NULL, 'b' },
 	{ "width", required_argument, NULL, 'W' },
@@ -604,6 +612,8 @@ static const struct option pipeline_opts[] = {
 };
 
 static const char pipeline_help[] =
+	PRIMEPAIR_DISPLAY_HELP
+	PRIMEPAIR_RENDER_HELP
 	"  --frames N       frames to show (default 120)\n"
 	"  --buffers N      scanout buffers, 2 to 8 (default 3)\n"
 	"  --width W --height H   mode to use (default 640x480)\n"
@@ -633,7 +643,7 @@ static int pipeline_opt(int opt, int opt_index, void *data)
 	case 'c': p->capture_dir = optarg; break;
 	case 'v': p->camera = true; break;
 	case 'n': p->capture_every = atoi(optarg); break;
-	default: return IGT_OPT_HANDLER_ERROR;
+	default: return primepair_device_opt(opt, opt_index, &p->specs);
 	}
 	return IGT_OPT_HANDLER_SUCCESS;
 }
@@ -651,8 +661,10 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	igt_assert(p->nbuf >= 2 && p->nbuf <= MAX_BUFFERS);
 	p->latency = calloc(frames + 1, sizeof(*p->latency));
 
-	p->display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
-	p->render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	p->display = primepair_require_device(p->specs.display,
+					      PRIMEPAIR_DISPLAY_DRIVER, false);
+	p->render = primepair_require_device(p->specs.render,
+					     PRIMEPAIR_RENDER_DRIVER, true);
 	setup_kms(p);
 	if (p->capture_dir)
 		setup_writeback(p, NULL);
