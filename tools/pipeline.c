@@ -51,6 +51,7 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_v4l2.h"
 #include "primepair_vrender.h"
 
 #define MAX_BUFFERS	8
@@ -446,53 +447,18 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int vioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret == -1 && errno == EINTR);
-	return ret ? -errno : 0;
-}
-
 static void camera_open(struct pipeline *p)
 {
-	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_pix_format pix;
 	struct v4l2_requestbuffers req = {
 		.count = p->nbuf,
 		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 		.memory = V4L2_MEMORY_DMABUF,
 	};
 
-	p->video = -1;
-	for (int i = 0; i < 64 && p->video < 0; i++) {
-		struct v4l2_capability cap = { 0 };
-		char path[32];
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/video%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!vioctl(fd, VIDIOC_QUERYCAP, &cap) &&
-		    !strcmp((char *)cap.driver, "vivid") &&
-		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE))
-			p->video = fd;
-		else
-			close(fd);
-	}
-	igt_require_f(p->video >= 0, "no vivid capture node (modprobe vivid)\n");
-
-	fmt.fmt.pix.width = p->width;
-	fmt.fmt.pix.height = p->height;
-	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_XBGR32;	/* DRM XRGB8888 */
-	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	igt_assert_eq(vioctl(p->video, VIDIOC_S_FMT, &fmt), 0);
-	igt_assert_eq_u32(fmt.fmt.pix.width, p->width);
-	igt_assert_eq_u32(fmt.fmt.pix.height, p->height);
-	igt_assert_eq_u32(fmt.fmt.pix.bytesperline, p->pitch);
-	igt_assert_eq(vioctl(p->video, VIDIOC_REQBUFS, &req), 0);
+	p->video = primepair_vivid_open(p->width, p->height, &pix);
+	igt_assert_eq_u32(pix.bytesperline, p->pitch);
+	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_REQBUFS, &req), 0);
 	igt_assert_eq_u32(req.count, p->nbuf);
 }
 
@@ -506,7 +472,7 @@ static void camera_queue(struct pipeline *p, int b)
 	};
 
 	buf.m.fd = p->buf[b].dmabuf;
-	igt_assert_eq(vioctl(p->video, VIDIOC_QBUF, &buf), 0);
+	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_QBUF, &buf), 0);
 	p->buf[b].busy = 1;
 }
 
@@ -520,7 +486,7 @@ static int camera_dequeue(struct pipeline *p)
 	struct pollfd pfd = { .fd = p->video, .events = POLLIN };
 
 	igt_assert_eq(poll(&pfd, 1, 10000), 1);
-	igt_assert_eq(vioctl(p->video, VIDIOC_DQBUF, &buf), 0);
+	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_DQBUF, &buf), 0);
 	/* vivid's own timestamps follow its virtual clock: take ours */
 	p->capture_ns[buf.index] = primepair_now_ns();
 	return buf.index;
@@ -679,7 +645,8 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		camera_open(p);
 		for (int i = 0; i < p->nbuf; i++)
 			camera_queue(p, i);
-		igt_assert_eq(vioctl(p->video, VIDIOC_STREAMON, &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_STREAMON,
+						   &type), 0);
 		next = camera_dequeue(p);
 		commit(p, next, -1, true);
 	} else {
@@ -744,8 +711,10 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		};
 
 		camera_zero_copy_proof(p);
-		igt_assert_eq(vioctl(p->video, VIDIOC_STREAMOFF, &type), 0);
-		igt_assert_eq(vioctl(p->video, VIDIOC_REQBUFS, &req), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_STREAMOFF,
+						   &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_REQBUFS,
+						   &req), 0);
 		close(p->video);
 		for (int i = 0; i < p->nbuf; i++)
 			close(p->buf[i].dmabuf);
