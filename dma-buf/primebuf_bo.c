@@ -979,11 +979,13 @@ int primebuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 {
 	u64 pitch, size;
 
-	if (!args->width || !args->height || !args->bpp)
-		return -EINVAL;
+	/*
+	 * drm_mode_create_dumb() has refused zero sizes and any pitch or
+	 * size beyond 32 bits; the limit of primebuf is ours to check.
+	 */
 	pitch = (u64)args->width * DIV_ROUND_UP(args->bpp, 8);
 	size = pitch * args->height;
-	if (pitch > U32_MAX || size > (u64)max_size_mb << 20)
+	if (size > (u64)max_size_mb << 20)
 		return -EINVAL;
 
 	args->pitch = pitch;

@@ -9,6 +9,13 @@
  *  f. kernel memory (slab) per live buffer, vdisplay/vrender and vgem
  *
  * Figures, not verdicts.  Lines starting "csv," are machine-readable.
+ *
+ *   bench-prime [--display SPEC] [--render SPEC]
+ *
+ * SPEC names a device: a path ("/dev/dri/card0"), a driver name
+ * ("vdisplay") or a driver name and index ("vrender:1"); by default the
+ * first vdisplay card and the first vrender render node.
+ * vgem is the first card node of driver vgem.
  */
 
 #include <errno.h>
@@ -37,29 +44,13 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Any node (card or render) of the driver, or -1 */
-static int open_any(const char *driver)
-{
-	char path[64];
+static struct primepair_device_specs specs;
 
-	for (int i = 0; i < 16; i++) {
-		drmVersionPtr v;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, driver)) {
-			drmFreeVersion(v);
-			return fd;
-		}
-		drmFreeVersion(v);
-		close(fd);
-	}
-	return -1;
-}
+static const struct option bench_opts[] = {
+	PRIMEPAIR_DISPLAY_OPTION,
+	PRIMEPAIR_RENDER_OPTION,
+	{ NULL, 0, NULL, 0 },
+};
 
 static uint64_t slab_kib(void)
 {
@@ -249,16 +240,20 @@ static void bench_memory(int display, int render, int vgem)
 	printf("csv,slab,vgem,%.0f\n", peer);
 }
 
-igt_simple_main
+igt_simple_main_args("", bench_opts,
+		     PRIMEPAIR_DISPLAY_HELP PRIMEPAIR_RENDER_HELP,
+		     primepair_device_opt, &specs)
 {
 	int display, render, vgem;
 
 	igt_require(getuid() == 0);
 	if (system("modprobe vgem 2>/dev/null"))
 		igt_info("vgem: not available\n");
-	display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
-	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
-	vgem = open_any("vgem");
+	display = primepair_require_device(specs.display,
+					   PRIMEPAIR_DISPLAY_DRIVER, false);
+	render = primepair_require_device(specs.render, PRIMEPAIR_RENDER_DRIVER,
+					  true);
+	vgem = primepair_open_device(NULL, "vgem", false);
 
 	printf("PRIME against its peers, one guest run\n");
 	bench_cycles(display, render, vgem);

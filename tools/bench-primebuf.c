@@ -6,6 +6,12 @@
  * debugfs test importer attaches, times the first map (which allocates the
  * backing and builds and DMA-maps the table) and then N map/unmap cycles
  * served from the cache.  Prints a table; a benchmark, not a test.
+ *
+ *   bench-primebuf [--device SPEC]
+ *
+ * SPEC names the vrender render node: a path ("/dev/dri/renderD128"), a
+ * driver name ("vrender") or a driver name and index ("vrender:1"); by
+ * default the first vrender render node.
  */
 
 #include <errno.h>
@@ -22,6 +28,13 @@
 #include "primepair_vrender.h"
 
 #define TEST_IMPORTER "/sys/kernel/debug/primebuf/test_importer"
+
+static struct primepair_device_specs specs;
+
+static const struct option bench_opts[] = {
+	PRIMEPAIR_DEVICE_OPTION,
+	{ NULL, 0, NULL, 0 },
+};
 
 static void bench(int fd, uint64_t size, unsigned long iterations)
 {
@@ -54,13 +67,15 @@ static void bench(int fd, uint64_t size, unsigned long iterations)
 	igt_assert_eq(drmCloseBufferHandle(fd, bo), 0);
 }
 
-igt_simple_main
+igt_simple_main_args("", bench_opts, PRIMEPAIR_DEVICE_HELP,
+		     primepair_device_opt, &specs)
 {
 	static const uint64_t sizes[] = { 64 << 10, 4 << 20, 256 << 20 };
 	int fd;
 
 	igt_require(access(TEST_IMPORTER, W_OK) == 0);
-	fd = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	fd = primepair_require_device(specs.render, PRIMEPAIR_RENDER_DRIVER,
+				      true);
 
 	printf("primebuf map cost (test importer, no IOMMU, one guest run)\n");
 	printf("%14s %14s %18s %16s %11s\n", "buffer", "first map us",

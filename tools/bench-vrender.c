@@ -9,6 +9,12 @@
  * the same guest, and prints both rates and their ratio.  Buffers are
  * touched once before timing, so allocation is not measured.  Set the
  * engine_speed parameter to 0 (the default) for meaningful numbers.
+ *
+ *   bench-vrender [--device SPEC]
+ *
+ * SPEC names the vrender render node: a path ("/dev/dri/renderD128"), a
+ * driver name ("vrender") or a driver name and index ("vrender:1"); by
+ * default the first vrender render node.
  */
 
 #include <stdio.h>
@@ -23,6 +29,13 @@
 
 #define PITCH	16384		/* 4096 pixels per row */
 #define MIB	(1024 * 1024)
+
+static struct primepair_device_specs specs;
+
+static const struct option bench_opts[] = {
+	PRIMEPAIR_DEVICE_OPTION,
+	{ NULL, 0, NULL, 0 },
+};
 
 static double seconds(int64_t ns)
 {
@@ -126,9 +139,11 @@ static void bench(int fd, uint64_t size)
 	       copy / cpu_copy);
 }
 
-igt_simple_main
+igt_simple_main_args("", bench_opts, PRIMEPAIR_DEVICE_HELP,
+		     primepair_device_opt, &specs)
 {
-	int fd = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	int fd = primepair_require_device(specs.render, PRIMEPAIR_RENDER_DRIVER,
+					  true);
 	uint64_t max = primepair_vrender_get_param(fd,
 						   VRENDER_PARAM_MAX_BO_SIZE);
 

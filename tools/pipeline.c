@@ -11,8 +11,13 @@
  * or through IN_FENCE_FD (--explicit).  With --reverse the buffers come
  * from vrender and vdisplay imports them.
  *
- *   pipeline [--frames N] [--buffers N] [--explicit] [--reverse]
- *            [--camera] [--width W --height H] [--capture DIR [--every N]]
+ *   pipeline [--display SPEC] [--render SPEC] [--frames N] [--buffers N]
+ *            [--explicit] [--reverse] [--camera] [--width W --height H]
+ *            [--capture DIR [--every N]]
+ *
+ * SPEC names a device: a path ("/dev/dri/card0"), a driver name
+ * ("vdisplay") or a driver name and index ("vrender:1"); by default the
+ * first vdisplay card and the first vrender render node.
  *
  * With --camera the frames come from vivid, the kernel's virtual camera,
  * capturing with V4L2_MEMORY_DMABUF straight into the scanout buffers.
@@ -46,6 +51,7 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_v4l2.h"
 #include "primepair_vrender.h"
 
 #define MAX_BUFFERS	8
@@ -64,6 +70,7 @@ struct pipeline {
 	uint64_t size;
 	int nbuf;
 	bool explicit_sync, reverse, camera;
+	struct primepair_device_specs specs;	/* --display, --render */
 	int video;			/* vivid capture node */
 	int64_t capture_ns[MAX_BUFFERS];
 	struct buffer buf[MAX_BUFFERS];
@@ -440,53 +447,18 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int vioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret == -1 && errno == EINTR);
-	return ret ? -errno : 0;
-}
-
 static void camera_open(struct pipeline *p)
 {
-	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_pix_format pix;
 	struct v4l2_requestbuffers req = {
 		.count = p->nbuf,
 		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 		.memory = V4L2_MEMORY_DMABUF,
 	};
 
-	p->video = -1;
-	for (int i = 0; i < 64 && p->video < 0; i++) {
-		struct v4l2_capability cap = { 0 };
-		char path[32];
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/video%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!vioctl(fd, VIDIOC_QUERYCAP, &cap) &&
-		    !strcmp((char *)cap.driver, "vivid") &&
-		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE))
-			p->video = fd;
-		else
-			close(fd);
-	}
-	igt_require_f(p->video >= 0, "no vivid capture node (modprobe vivid)\n");
-
-	fmt.fmt.pix.width = p->width;
-	fmt.fmt.pix.height = p->height;
-	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_XBGR32;	/* DRM XRGB8888 */
-	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	igt_assert_eq(vioctl(p->video, VIDIOC_S_FMT, &fmt), 0);
-	igt_assert_eq_u32(fmt.fmt.pix.width, p->width);
-	igt_assert_eq_u32(fmt.fmt.pix.height, p->height);
-	igt_assert_eq_u32(fmt.fmt.pix.bytesperline, p->pitch);
-	igt_assert_eq(vioctl(p->video, VIDIOC_REQBUFS, &req), 0);
+	p->video = primepair_vivid_open(p->width, p->height, &pix);
+	igt_assert_eq_u32(pix.bytesperline, p->pitch);
+	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_REQBUFS, &req), 0);
 	igt_assert_eq_u32(req.count, p->nbuf);
 }
 
@@ -500,7 +472,7 @@ static void camera_queue(struct pipeline *p, int b)
 	};
 
 	buf.m.fd = p->buf[b].dmabuf;
-	igt_assert_eq(vioctl(p->video, VIDIOC_QBUF, &buf), 0);
+	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_QBUF, &buf), 0);
 	p->buf[b].busy = 1;
 }
 
@@ -514,7 +486,7 @@ static int camera_dequeue(struct pipeline *p)
 	struct pollfd pfd = { .fd = p->video, .events = POLLIN };
 
 	igt_assert_eq(poll(&pfd, 1, 10000), 1);
-	igt_assert_eq(vioctl(p->video, VIDIOC_DQBUF, &buf), 0);
+	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_DQBUF, &buf), 0);
 	/* vivid's own timestamps follow its virtual clock: take ours */
 	p->capture_ns[buf.index] = primepair_now_ns();
 	return buf.index;
@@ -591,6 +563,8 @@ static void zero_copy_proof(struct pipeline *p)
 }
 
 static const struct option pipeline_opts[] = {
+	PRIMEPAIR_DISPLAY_OPTION,
+	PRIMEPAIR_RENDER_OPTION,
 	{ "frames", required_argument, NULL, 'f' },
 	{ "buffers", required_argument, NULL, 'b' },
 	{ "width", required_argument, NULL, 'W' },
@@ -604,6 +578,8 @@ static const struct option pipeline_opts[] = {
 };
 
 static const char pipeline_help[] =
+	PRIMEPAIR_DISPLAY_HELP
+	PRIMEPAIR_RENDER_HELP
 	"  --frames N       frames to show (default 120)\n"
 	"  --buffers N      scanout buffers, 2 to 8 (default 3)\n"
 	"  --width W --height H   mode to use (default 640x480)\n"
@@ -633,7 +609,7 @@ static int pipeline_opt(int opt, int opt_index, void *data)
 	case 'c': p->capture_dir = optarg; break;
 	case 'v': p->camera = true; break;
 	case 'n': p->capture_every = atoi(optarg); break;
-	default: return IGT_OPT_HANDLER_ERROR;
+	default: return primepair_device_opt(opt, opt_index, &p->specs);
 	}
 	return IGT_OPT_HANDLER_SUCCESS;
 }
@@ -651,8 +627,10 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	igt_assert(p->nbuf >= 2 && p->nbuf <= MAX_BUFFERS);
 	p->latency = calloc(frames + 1, sizeof(*p->latency));
 
-	p->display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
-	p->render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	p->display = primepair_require_device(p->specs.display,
+					      PRIMEPAIR_DISPLAY_DRIVER, false);
+	p->render = primepair_require_device(p->specs.render,
+					     PRIMEPAIR_RENDER_DRIVER, true);
 	setup_kms(p);
 	if (p->capture_dir)
 		setup_writeback(p, NULL);
@@ -667,7 +645,8 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		camera_open(p);
 		for (int i = 0; i < p->nbuf; i++)
 			camera_queue(p, i);
-		igt_assert_eq(vioctl(p->video, VIDIOC_STREAMON, &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_STREAMON,
+						   &type), 0);
 		next = camera_dequeue(p);
 		commit(p, next, -1, true);
 	} else {
@@ -732,8 +711,10 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		};
 
 		camera_zero_copy_proof(p);
-		igt_assert_eq(vioctl(p->video, VIDIOC_STREAMOFF, &type), 0);
-		igt_assert_eq(vioctl(p->video, VIDIOC_REQBUFS, &req), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_STREAMOFF,
+						   &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_REQBUFS,
+						   &req), 0);
 		close(p->video);
 		for (int i = 0; i < p->nbuf; i++)
 			close(p->buf[i].dmabuf);

@@ -6,6 +6,12 @@
  * mmap, exports it as a dma-buf, imports it into vrender, lets a vrender
  * job checksum it through the mapped scatterlist, and compares the result
  * with the CPU's CRC-32, printing primebuf's accounting at every step.
+ *
+ *   slice-demo [--display SPEC] [--render SPEC]
+ *
+ * SPEC names a device: a path ("/dev/dri/card0"), a driver name
+ * ("vdisplay") or a driver name and index ("vrender:1"); by default the
+ * first vdisplay card and the first vrender render node.
  */
 
 #include <errno.h>
@@ -25,6 +31,14 @@
 
 #define WIDTH	640
 #define HEIGHT	480
+
+static struct primepair_device_specs specs;
+
+static const struct option slice_opts[] = {
+	PRIMEPAIR_DISPLAY_OPTION,
+	PRIMEPAIR_RENDER_OPTION,
+	{ NULL, 0, NULL, 0 },
+};
 
 static void show(const char *step)
 {
@@ -64,15 +78,19 @@ static void draw(uint32_t *map, uint32_t pitch)
 				primepair_vrender_pattern_pixel(x, y, 0);
 }
 
-igt_simple_main
+igt_simple_main_args("", slice_opts,
+		     PRIMEPAIR_DISPLAY_HELP PRIMEPAIR_RENDER_HELP,
+		     primepair_device_opt, &specs)
 {
 	uint32_t dumb, pitch, import, gpu_crc, cpu_crc;
 	int display, render, dmabuf;
 	uint64_t size, offset;
 	uint32_t *map;
 
-	display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
-	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	display = primepair_require_device(specs.display,
+					   PRIMEPAIR_DISPLAY_DRIVER, false);
+	render = primepair_require_device(specs.render, PRIMEPAIR_RENDER_DRIVER,
+					  true);
 	show("start");
 
 	igt_assert_eq(drmModeCreateDumbBuffer(display, WIDTH, HEIGHT, 32, 0,

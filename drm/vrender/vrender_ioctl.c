@@ -184,7 +184,5 @@ int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
 
 	if (ret == 0)
 		return -ETIME;
-	if (ret == -ERESTARTSYS)
-		return -ERESTARTSYS;
 	return ret < 0 ? ret : 0;
 }

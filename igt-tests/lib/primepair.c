@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,34 @@ int primepair_open_device(const char *spec, const char *default_driver,
 	if (fd < 0)
 		errno = ENODEV;
 	return fd;
+}
+
+int primepair_require_device(const char *spec, const char *default_driver,
+			     bool render)
+{
+	int fd = primepair_open_device(spec, default_driver, render);
+
+	igt_require_f(fd >= 0, "No %s node for \"%s\": %s\n",
+		      render ? "render" : "primary", spec ?: default_driver,
+		      strerror(errno));
+	errno = 0;
+	return fd;
+}
+
+int primepair_device_opt(int opt, int opt_index, void *data)
+{
+	struct primepair_device_specs *specs = data;
+
+	switch (opt) {
+	case PRIMEPAIR_OPT_DISPLAY:
+		specs->display = optarg;
+		return IGT_OPT_HANDLER_SUCCESS;
+	case PRIMEPAIR_OPT_RENDER:
+		specs->render = optarg;
+		return IGT_OPT_HANDLER_SUCCESS;
+	default:
+		return IGT_OPT_HANDLER_ERROR;
+	}
 }
 
 const char *primepair_tools_dir(void)

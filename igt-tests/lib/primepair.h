@@ -40,6 +40,48 @@ int primepair_open_device(const char *spec, const char *default_driver,
 			  bool render);
 
 /*
+ * primepair_open_device() for a tool or test that cannot go on without the
+ * device: skips (igt_require_f), naming @spec and the errno, if it fails.
+ */
+int primepair_require_device(const char *spec, const char *default_driver,
+			     bool render);
+
+/*
+ * The tools' device options, for igt_simple_main_args(): --display SPEC
+ * names the KMS device, --render SPEC the render node, and --device SPEC,
+ * on a tool that opens one device, the render node.  List the options in
+ * the tool's struct option array and their help lines in its help text;
+ * primepair_device_opt() stores their arguments in the
+ * struct primepair_device_specs its @data points to (an igt_opt_handler_t
+ * of its own, or called from the tool's handler for the tool's other
+ * options).  Unset specs stay NULL: primepair_require_device() then opens
+ * the default driver.
+ */
+struct primepair_device_specs {
+	const char *display;
+	const char *render;
+};
+
+#define PRIMEPAIR_OPT_DISPLAY	0x2000
+#define PRIMEPAIR_OPT_RENDER	0x2001
+
+#define PRIMEPAIR_DISPLAY_OPTION \
+	{ "display", required_argument, NULL, PRIMEPAIR_OPT_DISPLAY }
+#define PRIMEPAIR_RENDER_OPTION \
+	{ "render", required_argument, NULL, PRIMEPAIR_OPT_RENDER }
+#define PRIMEPAIR_DEVICE_OPTION \
+	{ "device", required_argument, NULL, PRIMEPAIR_OPT_RENDER }
+
+#define PRIMEPAIR_DISPLAY_HELP \
+	"  --display SPEC   KMS device: path, driver name or NAME:N (default vdisplay)\n"
+#define PRIMEPAIR_RENDER_HELP \
+	"  --render SPEC    render node: path, driver name or NAME:N (default vrender)\n"
+#define PRIMEPAIR_DEVICE_HELP \
+	"  --device SPEC    render node: path, driver name or NAME:N (default vrender)\n"
+
+int primepair_device_opt(int opt, int opt_index, void *data);
+
+/*
  * The directory of the project's tools (build/bin, or libexec/primepair
  * once installed): the parent of the test binary's "tests" directory.
  */

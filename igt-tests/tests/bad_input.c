@@ -98,6 +98,8 @@ static int dumb_height0(struct ctx *c) { return create_dumb(c, 64, 0, 32, 0); }
 static int dumb_bpp0(struct ctx *c) { return create_dumb(c, 64, 64, 0, 0); }
 static int dumb_overflow(struct ctx *c) { return create_dumb(c, 0xffffffff, 0xffffffff, 32, 0); }
 static int dumb_too_big(struct ctx *c) { return create_dumb(c, 20000, 20000, 32, 0); }
+static int dumb_pitch_overflow(struct ctx *c) { return create_dumb(c, 0x40000000, 1, 32, 0); }
+static int dumb_bpp_huge(struct ctx *c) { return create_dumb(c, 1, 1, 0xffffffff, 0); }
 
 static int dumb_map_unknown(struct ctx *c)
 {
@@ -235,6 +237,8 @@ static const struct row rows[] = {
 	{ "MODE_CREATE_DUMB", "height 0", dumb_height0, -EINVAL },
 	{ "MODE_CREATE_DUMB", "bpp 0", dumb_bpp0, -EINVAL },
 	{ "MODE_CREATE_DUMB", "size overflow", dumb_overflow, -EINVAL },
+	{ "MODE_CREATE_DUMB", "pitch beyond 32 bits", dumb_pitch_overflow, -EINVAL },
+	{ "MODE_CREATE_DUMB", "bpp beyond 32 bits in bytes", dumb_bpp_huge, -EINVAL },
 	{ "MODE_CREATE_DUMB", "beyond primebuf's max_size_mb", dumb_too_big, -EINVAL },
 	{ "MODE_CREATE_DUMB", "on vrender's render node", dumb_render_node, -EACCES },
 	{ "MODE_MAP_DUMB", "unknown handle", dumb_map_unknown, -ENOENT },

@@ -31,6 +31,7 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_v4l2.h"
 #include "primepair_vrender.h"
 
 #define WIDTH	640
@@ -44,38 +45,6 @@ struct cam {
 	uint32_t sizeimage;
 };
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret == -1 && errno == EINTR);
-	return ret ? -errno : 0;
-}
-
-/* The first single-planar capture node of vivid */
-static int open_vivid(void)
-{
-	for (int i = 0; i < 64; i++) {
-		struct v4l2_capability cap = { 0 };
-		char path[32];
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/video%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!xioctl(fd, VIDIOC_QUERYCAP, &cap) &&
-		    !strcmp((char *)cap.driver, "vivid") &&
-		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) &&
-		    (cap.device_caps & V4L2_CAP_STREAMING))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
 static void load_vivid(const char *params)
 {
 	char cmd[256];
@@ -88,24 +57,12 @@ static void load_vivid(const char *params)
 
 static void cam_open(struct cam *c, const char *vivid_params)
 {
-	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_pix_format pix;
 
 	load_vivid(vivid_params);
-	c->video = open_vivid();
-	igt_require_f(c->video >= 0, "no vivid capture node\n");
-
-	/* XBGR32 in V4L2 is B, G, R, X in memory: DRM's XRGB8888 */
-	fmt.fmt.pix.width = WIDTH;
-	fmt.fmt.pix.height = HEIGHT;
-	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_XBGR32;
-	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	igt_assert_eq(xioctl(c->video, VIDIOC_S_FMT, &fmt), 0);
-	igt_require_f(fmt.fmt.pix.pixelformat == V4L2_PIX_FMT_XBGR32 &&
-		      fmt.fmt.pix.width == WIDTH &&
-		      fmt.fmt.pix.height == HEIGHT,
-		      "vivid does not capture %dx%d XBGR32\n", WIDTH, HEIGHT);
-	c->pitch = fmt.fmt.pix.bytesperline;
-	c->sizeimage = fmt.fmt.pix.sizeimage;
+	c->video = primepair_vivid_open(WIDTH, HEIGHT, &pix);
+	c->pitch = pix.bytesperline;
+	c->sizeimage = pix.sizeimage;
 	igt_assert_eq_u32(c->pitch, WIDTH * 4);
 }
 
@@ -175,7 +132,7 @@ static int capture_into_vdisplay(struct cam *c, int display, bool show,
 	struct scanout s = { 0 };
 	uint64_t size;
 
-	igt_assert_eq(xioctl(c->video, VIDIOC_REQBUFS, &req), 0);
+	igt_assert_eq(primepair_v4l2_ioctl(c->video, VIDIOC_REQBUFS, &req), 0);
 	igt_assert_eq_u32(req.count, NBUF);
 	if (show)
 		scanout_setup(display, &s);
@@ -211,11 +168,12 @@ static int capture_into_vdisplay(struct cam *c, int display, bool show,
 		};
 
 		buf.m.fd = fds[i];
-		ret = xioctl(c->video, VIDIOC_QBUF, &buf);
+		ret = primepair_v4l2_ioctl(c->video, VIDIOC_QBUF, &buf);
 	}
 
 	if (!ret) {
-		igt_assert_eq(xioctl(c->video, VIDIOC_STREAMON, &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c->video, VIDIOC_STREAMON,
+						   &type), 0);
 		for (int n = 0; n < FRAMES; n++) {
 			struct v4l2_buffer buf = {
 				.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
@@ -226,7 +184,9 @@ static int capture_into_vdisplay(struct cam *c, int display, bool show,
 			uint32_t *map;
 
 			igt_assert_eq(poll(&pfd, 1, 10000), 1);
-			igt_assert_eq(xioctl(c->video, VIDIOC_DQBUF, &buf), 0);
+			igt_assert_eq(primepair_v4l2_ioctl(c->video,
+							   VIDIOC_DQBUF, &buf),
+				      0);
 			igt_assert_eq_u32(buf.bytesused, c->sizeimage);
 
 			/* what vivid wrote is in vdisplay's buffer */
@@ -244,13 +204,16 @@ static int capture_into_vdisplay(struct cam *c, int display, bool show,
 							     s.fb[buf.index],
 							     0, 0, &s.conn, 1,
 							     &s.mode), 0);
-			igt_assert_eq(xioctl(c->video, VIDIOC_QBUF, &buf), 0);
+			igt_assert_eq(primepair_v4l2_ioctl(c->video,
+							   VIDIOC_QBUF, &buf),
+				      0);
 		}
-		igt_assert_eq(xioctl(c->video, VIDIOC_STREAMOFF, &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c->video, VIDIOC_STREAMOFF,
+						   &type), 0);
 	}
 
 	req.count = 0;
-	igt_assert_eq(xioctl(c->video, VIDIOC_REQBUFS, &req), 0);
+	igt_assert_eq(primepair_v4l2_ioctl(c->video, VIDIOC_REQBUFS, &req), 0);
 	if (show)
 		igt_assert_eq(drmModeSetCrtc(display, s.crtc, 0, 0, 0, NULL, 0,
 					     NULL), 0);
@@ -331,16 +294,23 @@ igt_main
 		void *map;
 
 		cam_open(&c, "");
-		igt_assert_eq(xioctl(c.video, VIDIOC_REQBUFS, &req), 0);
-		igt_assert_eq(xioctl(c.video, VIDIOC_QUERYBUF, &buf), 0);
-		igt_assert_eq(xioctl(c.video, VIDIOC_QBUF, &buf), 0);
-		igt_assert_eq(xioctl(c.video, VIDIOC_STREAMON, &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_REQBUFS,
+						   &req), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_QUERYBUF,
+						   &buf), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_QBUF,
+						   &buf), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_STREAMON,
+						   &type), 0);
 		pfd.fd = c.video;
 		pfd.events = POLLIN;
 		igt_assert_eq(poll(&pfd, 1, 10000), 1);
-		igt_assert_eq(xioctl(c.video, VIDIOC_DQBUF, &buf), 0);
-		igt_assert_eq(xioctl(c.video, VIDIOC_STREAMOFF, &type), 0);
-		igt_assert_eq(xioctl(c.video, VIDIOC_EXPBUF, &exp), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_DQBUF,
+						   &buf), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_STREAMOFF,
+						   &type), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_EXPBUF,
+						   &exp), 0);
 
 		map = mmap(NULL, buf.length, PROT_READ, MAP_SHARED, c.video,
 			   buf.m.offset);
@@ -369,7 +339,8 @@ igt_main
 		close(render);
 		close(exp.fd);
 		req.count = 0;
-		igt_assert_eq(xioctl(c.video, VIDIOC_REQBUFS, &req), 0);
+		igt_assert_eq(primepair_v4l2_ioctl(c.video, VIDIOC_REQBUFS,
+						   &req), 0);
 		cam_close(&c);
 		primepair_assert_summary_zero();
 	}

@@ -8,13 +8,23 @@
  * vdisplay contiguous=1 a vrender buffer already in scattered pages is
  * migrated to contiguous memory when vdisplay maps it for scanout, and
  * the picture survives the move.
+ *
+ * MAP_DUMB works on imported handles too: the CPU mapping of the
+ * vdisplay fd is the exporter's own dma-buf mmap, so it shows what vrender
+ * (or vgem, or a udmabuf) holds, writes through it reach the exporter,
+ * and the mapping keeps the buffer alive after every handle is closed.
  */
 
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <linux/udmabuf.h>
 
 #include <drm_fourcc.h>
 
@@ -261,6 +271,189 @@ static void test_fences(void)
 	primepair_assert_summary_zero();
 }
 
+#define MAP_W	640
+#define MAP_H	480
+
+/* MAP_DUMB on vdisplay's handle @handle, and mmap of the vdisplay fd */
+static uint32_t *map_dumb(int display, uint32_t handle, size_t size)
+{
+	uint64_t offset;
+	void *map;
+
+	igt_assert_eq(drmModeMapDumbBuffer(display, handle, &offset), 0);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, display,
+		   offset);
+	igt_assert(map != MAP_FAILED);
+	return map;
+}
+
+/* Some pixel values that differ from word to word and from @seed to @seed */
+static void scribble(uint32_t *map, size_t size, uint32_t seed)
+{
+	for (size_t i = 0; i < size / 4; i++)
+		map[i] = (uint32_t)i * 2654435761u ^ seed;
+}
+
+/*
+ * vrender renders a PATTERN into its own buffer; vdisplay imports it and
+ * maps the import with MAP_DUMB.  The mapping shows vrender's pixels, and
+ * what the CPU writes there is what vrender's engine checksums and what
+ * vrender's own mapping reads.
+ */
+static void test_map_dumb_vrender(void)
+{
+	const uint32_t pitch = MAP_W * 4;
+	const size_t size = (size_t)pitch * MAP_H;
+	struct drm_vrender_cmd pattern = {
+		.op = VRENDER_CMD_PATTERN,
+		.dst_pitch = pitch,
+		.width = MAP_W,
+		.height = MAP_H,
+		.value = 7,
+	};
+	uint32_t bo, imported, crc, *map, *vmap;
+	int display, render, dmabuf;
+
+	display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	bo = primepair_vrender_bo_create(render, size);
+	pattern.dst_handle = bo;
+	primepair_vrender_submit(render, &pattern, 1);
+	primepair_vrender_bo_wait(render, bo, 5000000000ll);
+
+	igt_assert_eq(drmPrimeHandleToFD(render, bo, DRM_CLOEXEC | DRM_RDWR,
+					 &dmabuf), 0);
+	igt_assert_eq(drmPrimeFDToHandle(display, dmabuf, &imported), 0);
+	close(dmabuf);
+
+	map = map_dumb(display, imported, size);
+	for (uint32_t y = 0; y < MAP_H; y++)
+		for (uint32_t x = 0; x < MAP_W; x++)
+			igt_assert_f(map[y * MAP_W + x] ==
+				     primepair_vrender_pattern_pixel(x, y, 7),
+				     "pixel %u,%u: 0x%08x, vrender drew 0x%08x\n",
+				     x, y, map[y * MAP_W + x],
+				     primepair_vrender_pattern_pixel(x, y, 7));
+
+	scribble(map, size, 0x5a5a5a5a);
+	crc = primepair_crc32(0, map, size);
+	igt_assert_eq_u32(primepair_vrender_crc32(render, bo, size), crc);
+	vmap = primepair_vrender_bo_mmap(render, bo, size, PROT_READ);
+	igt_assert(!memcmp(vmap, map, size));
+	munmap(vmap, size);
+
+	/*
+	 * The mapping holds the dma-buf, and so vrender's buffer: with every
+	 * handle and fd closed it is still there, the import is not.
+	 */
+	igt_assert_eq(drmCloseBufferHandle(display, imported), 0);
+	igt_assert_eq(drmCloseBufferHandle(render, bo), 0);
+	close(render);
+	close(display);
+	igt_assert_eq_u64(primepair_summary_settle("imports", 0), 0);
+	igt_assert_eq_u64(primepair_summary("exports"), 1);
+	igt_assert_eq_u64(primepair_summary("buffers"), 1);
+	igt_assert_eq_u32(primepair_crc32(0, map, size), crc);
+
+	munmap(map, size);
+	primepair_summary_settle("buffers", 0);
+	primepair_assert_summary_zero();
+}
+
+/*
+ * A foreign exporter's dma-buf @dmabuf (consumed), which the exporter's
+ * own CPU mapping @emap of @size bytes also shows: vdisplay imports it,
+ * MAP_DUMB's mapping reads what the exporter holds, and what the CPU
+ * writes through it the exporter sees, also once the handle is closed.
+ */
+static void check_foreign_map_dumb(int dmabuf, uint32_t *emap, size_t size)
+{
+	uint32_t imported, *map;
+	int display;
+
+	display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+	scribble(emap, size, 0x1234abcd);
+	igt_assert_eq(drmPrimeFDToHandle(display, dmabuf, &imported), 0);
+	close(dmabuf);
+	igt_assert_eq_u64(primepair_summary("imports"), 1);
+
+	map = map_dumb(display, imported, size);
+	igt_assert(!memcmp(map, emap, size));
+	scribble(map, size, 0xcafe0000);
+	igt_assert(!memcmp(emap, map, size));
+
+	igt_assert_eq(drmCloseBufferHandle(display, imported), 0);
+	close(display);
+	igt_assert_eq_u64(primepair_summary_settle("imports", 0), 0);
+	scribble(map, size, 0x00c0ffee);
+	igt_assert(!memcmp(emap, map, size));
+	munmap(map, size);
+	primepair_assert_summary_zero();
+}
+
+static void test_map_dumb_vgem(void)
+{
+	bool loaded = access("/sys/module/vgem", F_OK) == 0;
+	uint32_t handle, pitch;
+	uint64_t size, offset;
+	int vgem, dmabuf;
+	uint32_t *emap;
+
+	igt_require_f(loaded || system("modprobe vgem 2>/dev/null") == 0,
+		      "vgem not available\n");
+	vgem = primepair_open_device(NULL, "vgem", false);
+	igt_require_f(vgem >= 0, "no vgem card node\n");
+
+	igt_assert_eq(drmModeCreateDumbBuffer(vgem, 256, 64, 32, 0, &handle,
+					      &pitch, &size), 0);
+	igt_assert_eq(drmModeMapDumbBuffer(vgem, handle, &offset), 0);
+	emap = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vgem,
+		    offset);
+	igt_assert(emap != MAP_FAILED);
+	igt_assert_eq(drmPrimeHandleToFD(vgem, handle, DRM_CLOEXEC | DRM_RDWR,
+					 &dmabuf), 0);
+
+	check_foreign_map_dumb(dmabuf, emap, size);
+
+	munmap(emap, size);
+	igt_assert_eq(drmModeDestroyDumbBuffer(vgem, handle), 0);
+	close(vgem);
+	/* the last dma-buf reference may go a moment after the munmap */
+	for (int i = 0; !loaded && system("rmmod vgem 2>/dev/null"); i++) {
+		igt_assert_f(i < 20, "vgem stays in use\n");
+		usleep(100000);
+	}
+}
+
+static void test_map_dumb_udmabuf(void)
+{
+	const size_t size = 64 * 4096;
+	struct udmabuf_create create = {
+		.flags = UDMABUF_FLAGS_CLOEXEC,
+		.size = size,
+	};
+	int dev, memfd, dmabuf;
+	uint32_t *emap;
+
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	igt_require_f(dev >= 0, "no /dev/udmabuf in this kernel\n");
+	memfd = memfd_create("map-dumb", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	igt_assert_lte(0, memfd);
+	igt_assert_eq(ftruncate(memfd, size), 0);
+	igt_assert_eq(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	create.memfd = memfd;
+	dmabuf = ioctl(dev, UDMABUF_CREATE, &create);
+	igt_assert_lte(0, dmabuf);
+	close(dev);
+
+	/* the memfd's own mapping: the same pages as the udmabuf */
+	emap = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	igt_assert(emap != MAP_FAILED);
+	check_foreign_map_dumb(dmabuf, emap, size);
+	munmap(emap, size);
+	close(memfd);
+}
+
 igt_main
 {
 	igt_subtest("dumb-export-vrender-fill")
@@ -269,6 +462,15 @@ igt_main
 		test_fences();
 	igt_subtest("scanout-vrender-buffer")
 		scanout_vrender(false);
+	igt_describe("MAP_DUMB on vdisplay's import of a vrender buffer maps vrender's pages: the CPU reads what vrender rendered, vrender sees what the CPU wrote, and the mapping outlives every handle");
+	igt_subtest("map-dumb-vrender-import")
+		test_map_dumb_vrender();
+	igt_describe("MAP_DUMB on vdisplay's import of a vgem buffer goes through vgem's dma-buf mmap");
+	igt_subtest("map-dumb-vgem-import")
+		test_map_dumb_vgem();
+	igt_describe("MAP_DUMB on vdisplay's import of a udmabuf shows and writes the memfd's pages");
+	igt_subtest("map-dumb-udmabuf-import")
+		test_map_dumb_udmabuf();
 	igt_subtest("contiguous-migrates-vrender-buffer") {
 		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "contiguous=1");
 		scanout_vrender(true);

@@ -11,10 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -34,6 +36,24 @@ static uint32_t dst, src, res;
 static int ioctl_errno(unsigned long request, void *arg)
 {
 	return drmIoctl(fd, request, arg) ? errno : 0;
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	alarms++;
+}
+
+/* SIGALRM in @us, its handler installed with SA_RESTART or without */
+static void alarm_in(bool restart, long us)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_usec = us } };
+
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	igt_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	igt_assert_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
 }
 
 static int submit_errno(struct drm_vrender_submit *s)
@@ -274,6 +294,28 @@ igt_main
 		igt_assert_eq(ioctl_errno(DRM_IOCTL_VRENDER_BO_WAIT, &w), ETIME);
 		primepair_vrender_set_param("job_latency_us", 0);
 		primepair_vrender_bo_wait(fd, dst, 10000000000ll);
+	}
+
+	igt_describe("BO_WAIT interrupted by a signal: EINTR without SA_RESTART; restarted with it, the same absolute timeout, until the buffer is idle");
+	igt_subtest("bo-wait-interrupted") {
+		struct drm_vrender_bo_wait w = { .handle = dst };
+		struct drm_vrender_cmd c = good_fill();
+		int64_t t0;
+
+		primepair_vrender_set_param("job_latency_us", 300000);
+		primepair_vrender_submit(fd, &c, 1);
+		w.timeout_ns = primepair_now_ns() + 5000000000ll;
+		alarm_in(false, 50000);
+		igt_assert_eq(ioctl(fd, DRM_IOCTL_VRENDER_BO_WAIT, &w), -1);
+		igt_assert_eq(errno, EINTR);
+
+		t0 = primepair_now_ns();
+		alarm_in(true, 50000);
+		igt_assert_eq(ioctl(fd, DRM_IOCTL_VRENDER_BO_WAIT, &w), 0);
+		igt_assert_lt(50000000ll, primepair_now_ns() - t0);
+		igt_assert_eq(alarms, 2);
+		signal(SIGALRM, SIG_DFL);
+		primepair_vrender_set_param("job_latency_us", 0);
 	}
 
 	igt_describe("SUBMIT: flags, command count, in-syncobj count -> EINVAL; bad pointers -> EFAULT; bad syncobj -> ENOENT; bad fence fd -> EINVAL");
