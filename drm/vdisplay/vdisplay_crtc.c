@@ -70,6 +70,29 @@ static void vdisplay_disable_vblank(struct drm_crtc *crtc)
 	hrtimer_try_to_cancel(&out->vblank_timer);
 }
 
+/*
+ * The last vblank on the timer's grid that is not in the future.  The
+ * handler forwards the timer before it reports a vblank, so the expiry
+ * normally names the next frame and the last one lies a period earlier.
+ * A handler that runs late (a busy or emulated machine) leaves the expiry
+ * in the past for a while: that vblank has happened all the same, as it
+ * would have on hardware, and a flip committed after it must wait for
+ * the next one.  Counting it here, outside the handler, is what makes
+ * the core arm such a flip's event for the following vblank; the late
+ * handler then finds the vblank counted and only delivers the events.
+ */
+static ktime_t vdisplay_last_vblank(struct vdisplay_output *out)
+{
+	ktime_t next = hrtimer_get_expires(&out->vblank_timer);
+	ktime_t now = ktime_get();
+	s64 period = ktime_to_ns(out->period);
+
+	if (ktime_before(now, next))
+		return ktime_sub(next, out->period);
+	return ktime_add_ns(next,
+			    ktime_divns(ktime_sub(now, next), period) * period);
+}
+
 static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
 					  int *max_error, ktime_t *vblank_time,
 					  bool in_vblank_irq)
@@ -83,9 +106,7 @@ static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
 		return true;
 	}
 
-	/* The timer was forwarded already: step back to this frame. */
-	*vblank_time = ktime_sub(hrtimer_get_expires(&out->vblank_timer),
-				 out->period);
+	*vblank_time = vdisplay_last_vblank(out);
 	*max_error = 0;
 	return true;
 }
