@@ -116,7 +116,16 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 
 	for (i = 0; i < nflips; i++) {
 		unsigned int before = ev.count;
-		int64_t issued = primepair_now_ns();
+		int64_t issued;
+
+		/*
+		 * The first flip is checked for a second one refused while
+		 * it is pending: queue it right after a vblank, so that it
+		 * does not complete between the two calls.
+		 */
+		if (i == 0)
+			primepair_wait_vblank(&c->kms, c->o);
+		issued = primepair_now_ns();
 
 		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
 					      c->fb[(i + 1) & 1].fb_id,
