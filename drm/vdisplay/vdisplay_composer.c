@@ -18,6 +18,15 @@
  * unused byte 0xff, over a black background.  10-bit framebuffers lose
  * their two low bits on the way in; 10-bit writeback widens each channel
  * again by repeating its top bits, so full scale stays full scale.
+ *
+ * The CRTC's gamma LUT comes last, on the blended image, where a display
+ * engine applies it on the way to the connector: the CRC and writeback
+ * see the corrected picture.  It has one entry per 8-bit value, of which
+ * the composer keeps the top 8 bits, as an 8-bit pipe wired to a 16-bit
+ * table would.  Both linear ramps userspace sets, i << 8 (the core's
+ * legacy default) and i * 0x101, then give the picture unchanged;
+ * rounding (drm_color_lut_extract()) would raise the upper half of the
+ * second one by one.
  */
 
 #include <linux/crc32.h>
@@ -28,6 +37,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_blend.h>
+#include <drm/drm_color_mgmt.h>
 #include <drm/drm_debugfs_crc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_vblank.h>
@@ -125,6 +135,21 @@ static void vdisplay_blend_layer(u32 *image, u32 width,
 	}
 }
 
+static void vdisplay_apply_gamma(u32 *image, size_t npixels,
+				 const struct vdisplay_frame *f)
+{
+	size_t i;
+
+	for (i = 0; i < npixels; i++) {
+		u32 px = image[i];
+
+		image[i] = 0xff000000 |
+			(u32)f->gamma[0][(px >> 16) & 0xff] << 16 |
+			(u32)f->gamma[1][(px >> 8) & 0xff] << 8 |
+			f->gamma[2][px & 0xff];
+	}
+}
+
 static void vdisplay_compose(struct vdisplay_output *out)
 {
 	const struct vdisplay_frame *f = &out->frame;
@@ -136,6 +161,8 @@ static void vdisplay_compose(struct vdisplay_output *out)
 		out->image[i] = 0xff000000;
 	for (i = 0; i < f->nlayers; i++)
 		vdisplay_blend_layer(out->image, f->width, &f->layers[i]);
+	if (f->gamma_on)
+		vdisplay_apply_gamma(out->image, npixels, f);
 }
 
 /* An 8-bit channel widened to 10 bits, its top bits repeated below. */
@@ -285,12 +312,32 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	l->blend = state->pixel_blend_mode;
 }
 
+/* The atomic check let through only LUTs of VDISPLAY_GAMMA_SIZE entries. */
+static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
+				      const struct drm_crtc_state *crtc_state)
+{
+	const struct drm_property_blob *blob = crtc_state->gamma_lut;
+	const struct drm_color_lut *lut;
+	unsigned int i;
+
+	f->gamma_on = blob && drm_color_lut_size(blob) == VDISPLAY_GAMMA_SIZE;
+	if (!f->gamma_on)
+		return;
+
+	lut = blob->data;
+	for (i = 0; i < VDISPLAY_GAMMA_SIZE; i++) {
+		f->gamma[0][i] = lut[i].red >> 8;
+		f->gamma[1][i] = lut[i].green >> 8;
+		f->gamma[2][i] = lut[i].blue >> 8;
+	}
+}
+
 /**
  * vdisplay_composer_update() - hand the CRTC's new state to the composer
  * @out: the output whose CRTC is being flushed
  *
  * Builds the scene from the planes of the CRTC's current state, sorted by
- * normalized zpos.
+ * normalized zpos, and takes the state's gamma LUT.
  *
  * Context: the commit's tail, from the CRTC's atomic_flush, or an
  * asynchronous cursor update, with the CRTC's modeset lock held.
@@ -325,6 +372,7 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 			f->layers[n++] = *layers[i];
 	f->nlayers = n;
 
+	vdisplay_gamma_from_state(f, crtc_state);
 	mutex_unlock(&out->compose_lock);
 }
 

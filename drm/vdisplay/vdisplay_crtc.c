@@ -5,6 +5,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_color_mgmt.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 
@@ -69,6 +70,29 @@ static void vdisplay_disable_vblank(struct drm_crtc *crtc)
 	hrtimer_try_to_cancel(&out->vblank_timer);
 }
 
+/*
+ * The last vblank on the timer's grid that is not in the future.  The
+ * handler forwards the timer before it reports a vblank, so the expiry
+ * normally names the next frame and the last one lies a period earlier.
+ * A handler that runs late (a busy or emulated machine) leaves the expiry
+ * in the past for a while: that vblank has happened all the same, as it
+ * would have on hardware, and a flip committed after it must wait for
+ * the next one.  Counting it here, outside the handler, is what makes
+ * the core arm such a flip's event for the following vblank; the late
+ * handler then finds the vblank counted and only delivers the events.
+ */
+static ktime_t vdisplay_last_vblank(struct vdisplay_output *out)
+{
+	ktime_t next = hrtimer_get_expires(&out->vblank_timer);
+	ktime_t now = ktime_get();
+	s64 period = ktime_to_ns(out->period);
+
+	if (ktime_before(now, next))
+		return ktime_sub(next, out->period);
+	return ktime_add_ns(next,
+			    ktime_divns(ktime_sub(now, next), period) * period);
+}
+
 static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
 					  int *max_error, ktime_t *vblank_time,
 					  bool in_vblank_irq)
@@ -82,9 +106,7 @@ static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
 		return true;
 	}
 
-	/* The timer was forwarded already: step back to this frame. */
-	*vblank_time = ktime_sub(hrtimer_get_expires(&out->vblank_timer),
-				 out->period);
+	*vblank_time = vdisplay_last_vblank(out);
 	*max_error = 0;
 	return true;
 }
@@ -148,7 +170,28 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 	crtc->state->event = NULL;
 }
 
+/*
+ * The composer's gamma stage has one entry per 8-bit value.  The core
+ * checked already that the blob holds whole struct drm_color_lut entries.
+ */
+static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
+				      struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *crtc_state =
+		drm_atomic_get_new_crtc_state(state, crtc);
+
+	if (crtc_state->gamma_lut &&
+	    drm_color_lut_size(crtc_state->gamma_lut) != VDISPLAY_GAMMA_SIZE) {
+		drm_dbg_kms(crtc->dev, "gamma LUT of %d entries, want %d\n",
+			    drm_color_lut_size(crtc_state->gamma_lut),
+			    VDISPLAY_GAMMA_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct drm_crtc_helper_funcs vdisplay_crtc_helper_funcs = {
+	.atomic_check = vdisplay_crtc_atomic_check,
 	.atomic_flush = vdisplay_crtc_atomic_flush,
 	.atomic_enable = vdisplay_crtc_atomic_enable,
 	.atomic_disable = vdisplay_crtc_atomic_disable,
@@ -168,6 +211,16 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&out->crtc, &vdisplay_crtc_helper_funcs);
+
+	/*
+	 * GAMMA_LUT, and the legacy gamma ioctls on top of it: with no
+	 * gamma_set callback the core turns them into an atomic commit of a
+	 * GAMMA_LUT blob (on 6.1 and later), starting from a linear ramp.
+	 */
+	ret = drm_mode_crtc_set_gamma_size(&out->crtc, VDISPLAY_GAMMA_SIZE);
+	if (ret)
+		return ret;
+	drm_crtc_enable_color_mgmt(&out->crtc, 0, false, VDISPLAY_GAMMA_SIZE);
 
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = vdisplay_vblank_fire;

@@ -34,6 +34,9 @@
 /* primary, overlays and cursor of one CRTC */
 #define VDISPLAY_MAX_LAYERS	(VDISPLAY_MAX_OVERLAYS + 2)
 
+/* Entries of the CRTC's gamma LUT: one per value of an 8-bit channel */
+#define VDISPLAY_GAMMA_SIZE	256
+
 /**
  * struct vdisplay_config - the module parameters, checked at load
  * @outputs: number of CRTCs, each with an encoder and a connector
@@ -109,6 +112,9 @@ struct vdisplay_wb_target {
  * @height: CRTC height in pixels
  * @nlayers: number of entries in @layers
  * @layers: visible planes, bottom first
+ * @gamma_on: the CRTC has a GAMMA_LUT, @gamma applies to the blended image
+ * @gamma: the LUT cut to 8 bits: the output of red, green and blue for
+ *	each 8-bit input value
  */
 struct vdisplay_frame {
 	bool active;
@@ -116,6 +122,8 @@ struct vdisplay_frame {
 	u32 height;
 	unsigned int nlayers;
 	struct vdisplay_layer layers[VDISPLAY_MAX_LAYERS];
+	bool gamma_on;
+	u8 gamma[3][VDISPLAY_GAMMA_SIZE];
 };
 
 /**

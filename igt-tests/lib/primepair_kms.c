@@ -244,6 +244,27 @@ int primepair_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags)
 	return ret ? -errno : 0;
 }
 
+int primepair_set_gamma_lut(struct primepair_kms *kms, struct primepair_output *o,
+			    const struct drm_color_lut *lut, unsigned int n,
+			    uint32_t flags)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	uint32_t blob = 0;
+	int ret;
+
+	igt_assert(req);
+	if (n)
+		igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, lut,
+							n * sizeof(*lut), &blob), 0);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "GAMMA_LUT",
+		      blob);
+	ret = primepair_commit(kms->fd, req, flags);
+	drmModeAtomicFree(req);
+	if (blob)
+		drmModeDestroyPropertyBlob(kms->fd, blob);
+	return ret;
+}
+
 int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
 		      const struct primepair_fb *fb)
 {

@@ -79,6 +79,14 @@ void primepair_disable_all(struct primepair_kms *kms);
 int primepair_commit(int fd, drmModeAtomicReqPtr req, uint32_t flags);
 
 /*
+ * Commit GAMMA_LUT of @o as a blob of @n entries of @lut (NULL, 0: no LUT)
+ * with @flags; returns 0 or -errno.
+ */
+int primepair_set_gamma_lut(struct primepair_kms *kms, struct primepair_output *o,
+			    const struct drm_color_lut *lut, unsigned int n,
+			    uint32_t flags);
+
+/*
  * Capture the next frame of @o through its writeback connector into @wb
  * (XRGB8888 or ARGB8888 of the mode's size), waiting for the out-fence.
  */

@@ -18,6 +18,10 @@
  * which the guest ran without a visible stall, at most a quarter (plus one)
  * may be late, which a driver that misses systematically exceeds; every
  * landing is checked against the frame clock all the same.
+ *
+ * No flip is latched by a vblank that happened before it was queued: its
+ * event's timestamp is later than the page-flip call, however late the
+ * guest ran the vblank timer (IGT's kms_flip flip-vs-expired-vblank).
  */
 
 #include <errno.h>
@@ -112,6 +116,16 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 
 	for (i = 0; i < nflips; i++) {
 		unsigned int before = ev.count;
+		int64_t issued;
+
+		/*
+		 * The first flip is checked for a second one refused while
+		 * it is pending: queue it right after a vblank, so that it
+		 * does not complete between the two calls.
+		 */
+		if (i == 0)
+			primepair_wait_vblank(&c->kms, c->o);
+		issued = primepair_now_ns();
 
 		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
 					      c->fb[(i + 1) & 1].fb_id,
@@ -126,6 +140,9 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 		igt_assert_f(read_event(c->kms.fd, 1000), "flip %u: no event\n", i);
 		igt_assert_eq(ev.count, before + 1);
 		igt_assert_eq_u32(ev.crtc_id, c->o->crtc_id);
+		igt_assert_f(ev.ts_ns > issued,
+			     "flip %u: vblank %u at %lld ns, before the flip call at %lld ns\n",
+			     i, ev.sequence, (long long)ev.ts_ns, (long long)issued);
 		if (i > 0) {
 			unsigned int frames = ev.sequence - prev_seq;
 			int64_t dt = ev.ts_ns - prev_ts;
