@@ -405,6 +405,7 @@ void primebuf_attachment_drop_sgt(struct primebuf_attachment *pa)
 	dma_unmap_sgtable(pa->dev, &pa->sgt, pa->dir, 0);
 	sg_free_table(&pa->sgt);
 	pa->sgt_mapped = false;
+	pa->nsegs = 0;		/* no table, no segments to describe */
 }
 
 /**
@@ -500,7 +501,7 @@ static unsigned int primebuf_pa_segments(struct primebuf_attachment *pa,
 	unsigned int i;
 
 	if (!pa->sgt_mapped)
-		return pa->nsegs;
+		return 0;
 	for_each_sgtable_dma_sg(&pa->sgt, sg, i) {
 		if (i >= max)
 			break;
@@ -516,13 +517,14 @@ static unsigned int primebuf_pa_segments(struct primebuf_attachment *pa,
  * @segs: array to fill with up to @max segments, may be NULL if @max is 0
  * @max: capacity of @segs
  *
- * Describes the current (or last cached) DMA mapping of the device that
- * owns @bo: for own buffers the device's own mapping, for imports of a
+ * Describes the current (or cached) DMA mapping of the device that owns
+ * @bo: for own buffers the device's own mapping, for imports of a
  * primebuf exporter the mapping of the import's attachment.
  *
  * Context: process context; takes the buffer's lock.
- * Return: the number of segments of that mapping; 0 if it was never
- * mapped or the exporter is not primebuf.
+ * Return: the number of segments of that mapping; 0 if there is none (never
+ * mapped, or dropped when the buffer moved) or the exporter is not
+ * primebuf.
  */
 unsigned int primebuf_bo_get_segments(struct primebuf_bo *bo,
 				      struct primebuf_segment *segs,

@@ -134,12 +134,7 @@ int vrender_ioctl_bo_info(struct drm_device *dev, void *data,
 
 	max = min_t(u32, args->segs_count, 65536);
 	if (max) {
-		/*
-		 * Zeroed: once the buffer has moved, primebuf still counts
-		 * the segments of the dropped mapping but fills none of them,
-		 * and all min(n, max) entries are copied to userspace.
-		 */
-		segs = kvcalloc(max, sizeof(*segs), GFP_KERNEL);
+		segs = kvmalloc_array(max, sizeof(*segs), GFP_KERNEL);
 		if (!segs) {
 			ret = -ENOMEM;
 			goto out_put;

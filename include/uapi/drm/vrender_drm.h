@@ -113,12 +113,12 @@ struct drm_vrender_segment {
  * @flags: must be zero
  * @size: returned size in bytes
  * @placement: returned VRENDER_PLACEMENT_*
- * @nsegs: returned number of segments of this device's current or last
- *	mapping (0 if never mapped, or if the exporter does not tell)
+ * @nsegs: returned number of segments of this device's current (or
+ *	cached) mapping; 0 if there is none (never mapped, or dropped when
+ *	the buffer moved), or if the exporter does not tell
  * @segs_ptr: user pointer to an array of &struct drm_vrender_segment, or 0
  * @segs_count: capacity of @segs_ptr; min(@nsegs, @segs_count) entries
- *	are written (all zero when that mapping is gone because the buffer
- *	moved since); non-zero with a zero @segs_ptr fails with -EINVAL
+ *	are written; non-zero with a zero @segs_ptr fails with -EINVAL
  * @pad: must be zero
  */
 struct drm_vrender_bo_info {
