@@ -320,7 +320,7 @@ static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
 	const struct drm_color_lut *lut;
 	unsigned int i;
 
-	f->gamma_on = blob && drm_color_lut_size(blob) == VDISPLAY_GAMMA_SIZE;
+	f->gamma_on = blob;
 	if (!f->gamma_on)
 		return;
 
@@ -339,8 +339,11 @@ static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
  * Builds the scene from the planes of the CRTC's current state, sorted by
  * normalized zpos, and takes the state's gamma LUT.
  *
- * Context: the commit's tail, from the CRTC's atomic_flush, or an
- * asynchronous cursor update, with the CRTC's modeset lock held.
+ * Context: the commit's tail, from the CRTC's atomic_flush (which holds
+ * no modeset lock in a nonblocking commit), or an asynchronous cursor
+ * update under the modeset locks; @out->compose_lock orders the two and
+ * the worker.  Either runs before the old framebuffers' mappings are
+ * cleaned up, so the scene never points at a released mapping.
  */
 void vdisplay_composer_update(struct vdisplay_output *out)
 {
