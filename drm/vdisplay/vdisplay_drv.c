@@ -47,6 +47,10 @@
 
 #include "vdisplay_drv.h"
 
+static unsigned int devices = 1;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "Number of vdisplay devices, each with the outputs below, 1 to 4 (default 1)");
+
 static bool contiguous;
 module_param(contiguous, bool, 0444);
 MODULE_PARM_DESC(contiguous,
@@ -76,7 +80,7 @@ static unsigned int max_height = 1080;
 module_param(max_height, uint, 0444);
 MODULE_PARM_DESC(max_height, "Tallest mode the connectors offer (default 1080)");
 
-static struct vdisplay_device *vdisplay;
+static struct vdisplay_device *vdisplay_devices[VDISPLAY_MAX_DEVICES];
 
 DEFINE_DRM_GEM_FOPS(vdisplay_fops);
 
@@ -226,7 +230,8 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 
 static int vdisplay_config_init(struct vdisplay_config *config)
 {
-	if (outputs < 1 || outputs > VDISPLAY_MAX_OUTPUTS ||
+	if (devices < 1 || devices > VDISPLAY_MAX_DEVICES ||
+	    outputs < 1 || outputs > VDISPLAY_MAX_OUTPUTS ||
 	    overlays > VDISPLAY_MAX_OVERLAYS ||
 	    max_width < VDISPLAY_MIN_SIZE || max_width > 8192 ||
 	    max_height < VDISPLAY_MIN_SIZE || max_height > 8192)
@@ -258,21 +263,21 @@ static int vdisplay_constraints_init(struct device *dev)
 	return primebuf_register_device(dev, &c);
 }
 
-static int __init vdisplay_init(void)
+/*
+ * Device @index is platform device "vdisplay.<index>"; all devices share
+ * the module parameters, each has its own DRM device, composer queue and
+ * DMA constraints, so buffers pass between them only through PRIME, as
+ * between two display controllers.
+ */
+static int vdisplay_create(unsigned int index,
+			   const struct vdisplay_config *config)
 {
-	struct vdisplay_config config;
 	struct platform_device *pdev;
 	struct vdisplay_device *vd;
 	unsigned int i;
 	int ret;
 
-	ret = vdisplay_config_init(&config);
-	if (ret) {
-		pr_err("vdisplay: module parameter out of range\n");
-		return ret;
-	}
-
-	pdev = platform_device_register_simple(VDISPLAY_DRIVER_NAME, -1,
+	pdev = platform_device_register_simple(VDISPLAY_DRIVER_NAME, index,
 					       NULL, 0);
 	if (IS_ERR(pdev))
 		return PTR_ERR(pdev);
@@ -289,9 +294,9 @@ static int __init vdisplay_init(void)
 		goto out_release_group;
 	}
 	vd->pdev = pdev;
-	vd->config = config;
+	vd->config = *config;
 
-	vd->composer_wq = alloc_ordered_workqueue("vdisplay_composer", 0);
+	vd->composer_wq = alloc_ordered_workqueue("vdisplay.%u", 0, index);
 	if (!vd->composer_wq) {
 		ret = -ENOMEM;
 		goto out_release_group;
@@ -305,7 +310,7 @@ static int __init vdisplay_init(void)
 	if (ret)
 		goto out_unregister_constraints;
 
-	ret = drm_vblank_init(&vd->drm, config.outputs);
+	ret = drm_vblank_init(&vd->drm, config->outputs);
 	if (ret)
 		goto out_unregister_constraints;
 
@@ -313,7 +318,7 @@ static int __init vdisplay_init(void)
 	if (ret)
 		goto out_unregister_constraints;
 
-	vdisplay = vd;
+	vdisplay_devices[index] = vd;
 	return 0;
 
 out_unregister_constraints:
@@ -329,25 +334,63 @@ out_unregister_pdev:
 	return ret;
 }
 
-static void __exit vdisplay_exit(void)
+static void vdisplay_destroy(struct vdisplay_device *vd)
 {
-	struct platform_device *pdev = vdisplay->pdev;
+	struct platform_device *pdev = vd->pdev;
 	unsigned int i;
 
-	drm_dev_unplug(&vdisplay->drm);
-	drm_atomic_helper_shutdown(&vdisplay->drm);
+	drm_dev_unplug(&vd->drm);
+	drm_atomic_helper_shutdown(&vd->drm);
 	/*
 	 * Vblank is off everywhere; wait for a timer handler that may still
 	 * run, then nothing queues composer work any more.
 	 */
-	for (i = 0; i < vdisplay->config.outputs; i++)
-		hrtimer_cancel(&vdisplay->outputs[i].vblank_timer);
-	destroy_workqueue(vdisplay->composer_wq);
+	for (i = 0; i < vd->config.outputs; i++)
+		hrtimer_cancel(&vd->outputs[i].vblank_timer);
+	destroy_workqueue(vd->composer_wq);
 	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
-		vdisplay_composer_fini(&vdisplay->outputs[i]);
+		vdisplay_composer_fini(&vd->outputs[i]);
 	primebuf_unregister_device(&pdev->dev);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
+}
+
+static void vdisplay_destroy_all(void)
+{
+	int i;
+
+	for (i = VDISPLAY_MAX_DEVICES - 1; i >= 0; i--) {
+		if (vdisplay_devices[i])
+			vdisplay_destroy(vdisplay_devices[i]);
+		vdisplay_devices[i] = NULL;
+	}
+}
+
+static int __init vdisplay_init(void)
+{
+	struct vdisplay_config config;
+	unsigned int i;
+	int ret;
+
+	ret = vdisplay_config_init(&config);
+	if (ret) {
+		pr_err("vdisplay: module parameter out of range\n");
+		return ret;
+	}
+
+	for (i = 0; i < devices; i++) {
+		ret = vdisplay_create(i, &config);
+		if (ret) {
+			vdisplay_destroy_all();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void __exit vdisplay_exit(void)
+{
+	vdisplay_destroy_all();
 }
 
 module_init(vdisplay_init);

@@ -29,6 +29,7 @@
 #define VDISPLAY_PREF_HEIGHT	768
 
 /* Limits of the module parameters */
+#define VDISPLAY_MAX_DEVICES	4
 #define VDISPLAY_MAX_OUTPUTS	4
 #define VDISPLAY_MAX_OVERLAYS	4
 /* primary, overlays and cursor of one CRTC */

@@ -112,11 +112,16 @@ static void primepair_find_planes(struct primepair_kms *kms)
 
 void primepair_kms_open(struct primepair_kms *kms)
 {
+	primepair_kms_open_nth(kms, 0);
+}
+
+void primepair_kms_open_nth(struct primepair_kms *kms, unsigned int n)
+{
 	drmModeResPtr res;
 	int i, j;
 
 	memset(kms, 0, sizeof(*kms));
-	kms->fd = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+	kms->fd = primepair_open_driver_nth(PRIMEPAIR_DISPLAY_DRIVER, n);
 	igt_assert_eq(drmSetClientCap(kms->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1), 0);
 	igt_assert_eq(drmSetClientCap(kms->fd, DRM_CLIENT_CAP_ATOMIC, 1), 0);
 	igt_assert_eq(drmSetClientCap(kms->fd, DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1), 0);

@@ -47,6 +47,8 @@ struct primepair_fb {
 
 /* Open vdisplay with atomic and writeback caps and fill @kms. */
 void primepair_kms_open(struct primepair_kms *kms);
+/* The same for vdisplay device @n (module parameter devices) */
+void primepair_kms_open_nth(struct primepair_kms *kms, unsigned int n);
 void primepair_kms_close(struct primepair_kms *kms);
 
 /* Property id of @name on object @id of @type; asserts that it exists. */

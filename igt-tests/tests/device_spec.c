@@ -176,6 +176,29 @@ igt_main
 		primepair_reload_module(PRIMEPAIR_RENDER_DRIVER, "");
 	}
 
+	igt_describe("The same for vdisplay: with devices=2, vdisplay:0 and vdisplay:1 are the KMS nodes of vdisplay.0 and vdisplay.1");
+	igt_subtest("vdisplay-devices") {
+		dev_t first, second;
+		int fd;
+
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "devices=2");
+		fd = primepair_open_driver_nth(PRIMEPAIR_DISPLAY_DRIVER, 0);
+		first = rdev_of(fd);
+		close(fd);
+		fd = primepair_open_driver_nth(PRIMEPAIR_DISPLAY_DRIVER, 1);
+		second = rdev_of(fd);
+		close(fd);
+		igt_assert(first != second);
+		igt_assert_eq(strcmp(parent_of(first), "vdisplay.0"), 0);
+		igt_assert_eq(strcmp(parent_of(second), "vdisplay.1"), 0);
+
+		assert_opens("vdisplay", false, first);
+		assert_opens("vdisplay:0", false, first);
+		assert_opens("vdisplay:1", false, second);
+		assert_fails("vdisplay:2", false, ENODEV);
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
+	}
+
 	igt_fixture
 		rmdir(LINK_DIR);
 }

@@ -98,6 +98,110 @@ static void test_no_optional_planes(void)
 	igt_assert_eq(system("modprobe vdisplay"), 0);
 }
 
+/* The platform device behind @fd's node: "vdisplay.N" */
+static void assert_parent(int fd, const char *want)
+{
+	char path[96], target[256];
+	const char *name;
+	struct stat st;
+	ssize_t n;
+
+	igt_assert_eq(fstat(fd, &st), 0);
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(path, target, sizeof(target) - 1);
+	igt_assert_lt(0, n);
+	target[n] = '\0';
+	name = strrchr(target, '/');
+	name = name ? name + 1 : target;
+	igt_assert_f(!strcmp(name, want), "%s is %s, not %s\n", path, name,
+		     want);
+}
+
+/*
+ * devices=2: two DRM devices, each with every output the other parameters
+ * ask for.  A dumb buffer of the first, exported and imported into the
+ * second (what wlroots' multi-GPU path does), is scanned out by both at
+ * once and both writebacks show its exact contents; every buffer is gone
+ * after.
+ */
+static void test_two_devices(void)
+{
+	struct primepair_kms a, b;
+	struct primepair_fb fb, alias, wba, wbb;
+	uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
+	uint32_t imported, fb_b, w, h;
+	struct stat sta, stb;
+	uint32_t *ref;
+	int dmabuf;
+
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "devices=2 outputs=2");
+	primepair_kms_open_nth(&a, 0);
+	primepair_kms_open_nth(&b, 1);
+	igt_assert_eq(fstat(a.fd, &sta), 0);
+	igt_assert_eq(fstat(b.fd, &stb), 0);
+	igt_assert(sta.st_rdev != stb.st_rdev);
+	assert_parent(a.fd, "vdisplay.0");
+	assert_parent(b.fd, "vdisplay.1");
+	igt_assert_eq(a.noutputs, 2);
+	igt_assert_eq(b.noutputs, 2);
+	igt_assert(b.outputs[1].wb_connector_id && b.outputs[1].cursor);
+
+	w = a.outputs[0].mode.hdisplay;
+	h = a.outputs[0].mode.vdisplay;
+	igt_assert_eq(b.outputs[1].mode.hdisplay, w);
+	igt_assert_eq(b.outputs[1].mode.vdisplay, h);
+	primepair_fb_create(a.fd, w, h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 0x5eed);
+	ref = malloc((size_t)w * h * 4);
+	igt_assert(ref);
+	memset(ref, 0, (size_t)w * h * 4);
+	primepair_ref_blend(ref, w, h, &fb, 0, 0, 0, 0, w, h, 0xffff,
+			    PRIMEPAIR_BLEND_PREMULTI);
+
+	igt_assert_eq(drmPrimeHandleToFD(a.fd, fb.handle, DRM_CLOEXEC,
+					 &dmabuf), 0);
+	igt_assert_eq(drmPrimeFDToHandle(b.fd, dmabuf, &imported), 0);
+	close(dmabuf);
+	handles[0] = imported;
+	pitches[0] = fb.pitch;
+	igt_assert_eq(drmModeAddFB2(b.fd, w, h, DRM_FORMAT_XRGB8888, handles,
+				    pitches, offsets, &fb_b, 0), 0);
+
+	igt_assert_eq(primepair_modeset(&a, &a.outputs[0], &fb), 0);
+	/* the same picture, as device b's framebuffer */
+	alias = fb;
+	alias.handle = imported;
+	alias.fb_id = fb_b;
+	alias.map = NULL;
+	igt_assert_eq(primepair_modeset(&b, &b.outputs[1], &alias), 0);
+
+	primepair_fb_create(a.fd, w, h, DRM_FORMAT_XRGB8888, &wba);
+	primepair_fb_create(b.fd, w, h, DRM_FORMAT_XRGB8888, &wbb);
+	primepair_writeback_capture(&a, &a.outputs[0], &wba);
+	primepair_writeback_capture(&b, &b.outputs[1], &wbb);
+	igt_assert_eq_u32(primepair_compare(&wba, ref, 0), 0);
+	igt_assert_eq_u32(primepair_compare(&wbb, ref, 0), 0);
+
+	primepair_disable_all(&b);
+	primepair_disable_all(&a);
+	primepair_fb_destroy(b.fd, &wbb);
+	primepair_fb_destroy(a.fd, &wba);
+	igt_assert_eq(drmModeRmFB(b.fd, fb_b), 0);
+	igt_assert_eq(drmCloseBufferHandle(b.fd, imported), 0);
+	primepair_fb_destroy(a.fd, &fb);
+	free(ref);
+	primepair_kms_close(&b);
+	primepair_kms_close(&a);
+	primepair_assert_summary_zero();
+
+	/* Out of range: the module refuses to load (-EINVAL) */
+	igt_assert_eq(system("rmmod vdisplay"), 0);
+	igt_assert_neq(system("modprobe vdisplay devices=0 2>/dev/null"), 0);
+	igt_assert_neq(system("modprobe vdisplay devices=5 2>/dev/null"), 0);
+	igt_assert_eq(system("modprobe vdisplay"), 0);
+}
+
 static int uevent_open(void)
 {
 	struct sockaddr_nl addr = {
@@ -197,6 +301,9 @@ igt_main
 		test_no_optional_planes();
 	igt_subtest("hotplug")
 		test_hotplug();
+	igt_describe("devices=2 makes two vdisplay devices; a buffer of one, imported into the other, is scanned out by both");
+	igt_subtest("two-devices")
+		test_two_devices();
 
 	igt_fixture {
 		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
