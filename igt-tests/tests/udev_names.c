@@ -73,13 +73,14 @@ igt_main
 				     "cp " RULE " /run/udev/rules.d/"), 0);
 	}
 
-	igt_describe("Every vdisplay and vrender node gets its by-name link; render nodes are 0666, KMS nodes 0660");
+	igt_describe("Every vdisplay and vrender node gets its by-name link (vdisplay.0 also vdisplay-card); render nodes are 0666, KMS nodes 0660");
 	igt_subtest("by-name-links") {
 		struct dirent *de;
 		int seen = 0;
 		DIR *d;
 
 		primepair_reload_module(PRIMEPAIR_RENDER_DRIVER, "instances=2");
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "devices=2");
 		d = opendir("/sys/class/drm");
 		igt_assert(d);
 		while ((de = readdir(d))) {
@@ -93,18 +94,18 @@ igt_main
 				continue;	/* connectors */
 			if (!parent_of(de->d_name, parent, sizeof(parent)))
 				continue;
-			if (strcmp(parent, "vdisplay") &&
+			if (strncmp(parent, "vdisplay.", 9) &&
 			    strncmp(parent, "vrender.", 8))
 				continue;
 
 			out = udev_test(de->d_name);
-			if (!strcmp(parent, "vdisplay"))
-				snprintf(link, sizeof(link),
-					 "/dev/dri/by-name/vdisplay-card");
-			else
-				snprintf(link, sizeof(link),
-					 "/dev/dri/by-name/%s-%s", parent,
-					 render ? "render" : "card");
+			/* the short name is device 0's alone */
+			igt_assert_f(!strstr(out, "/dev/dri/by-name/vdisplay-card") ==
+				     !!strcmp(parent, "vdisplay.0"),
+				     "%s (%s): vdisplay-card link wrong in:\n%s\n",
+				     de->d_name, parent, out);
+			snprintf(link, sizeof(link), "/dev/dri/by-name/%s-%s",
+				 parent, render ? "render" : "card");
 			igt_info("%s (%s) -> %s\n", de->d_name, parent, link);
 			igt_assert_f(strstr(out, link), "%s: no %s in:\n%s\n",
 				     de->d_name, link, out);
@@ -114,9 +115,10 @@ igt_main
 			seen++;
 		}
 		closedir(d);
-		/* vdisplay card, two vrender instances with card + render */
-		igt_assert_eq(seen, 5);
+		/* two vdisplay cards, two vrender instances with card + render */
+		igt_assert_eq(seen, 6);
 		primepair_reload_module(PRIMEPAIR_RENDER_DRIVER, "");
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
 	}
 
 	igt_fixture {
