@@ -21,6 +21,10 @@
  *   the group and mode udev/60-primepair.rules gives it (video, 0660)
  *   and sway runs in group video.
  *
+ * gles2-multi-gpu: two vdisplay devices (devices=2) in WLR_DRM_DEVICES;
+ *   wlroots renders on the first and brings each frame to the second's
+ *   output through PRIME (see test_multi_gpu()).
+ *
  * wlroots 0.15 offers zwp_linux_dmabuf_v1 only with a renderer on a
  * render node, which a display-only device does not have; dma-buf
  * clients are tested with weston (compositor_weston).
@@ -51,13 +55,16 @@ IGT_TEST_DESCRIPTION("sway on vdisplay as an unprivileged user, with seatd");
 #define USER		"nobody"
 #define SEATD_SOCK	"/run/seatd.sock"
 
+#define MAX_CARDS	2
+
 struct sway {
 	struct primepair_child seatd, sway;
 	char runtime[64];
 	char config[96];
-	char card[32];
-	struct stat card_st;	/* the node's owner and mode, to restore */
-	char env_home[96], env_runtime[96], env_renderer[64], env_devices[64];
+	unsigned int ncards;
+	char card[MAX_CARDS][32];
+	struct stat card_st[MAX_CARDS];	/* owner and mode, to restore */
+	char env_home[96], env_runtime[96], env_renderer[64], env_devices[80];
 	char env_display[64];
 };
 
@@ -94,8 +101,14 @@ static bool find_socket(const char *dir, char *name, size_t len)
 	return false;
 }
 
+/*
+ * Start seatd and sway with @renderer on the vdisplay devices @kms[0..n),
+ * the first one wlroots' primary GPU, sway's config @extra appended to
+ * the test's.  Returns once sway lit the CRTC of @lit.
+ */
 static void sway_start(struct sway *s, struct primepair_kms *kms,
-		       const char *renderer)
+		       unsigned int n, const char *renderer,
+		       const char *extra, struct primepair_kms *lit)
 {
 	char *seatd_argv[] = { "seatd", "-u", USER, NULL };
 	char *sway_argv[] = { "setpriv", "--reuid=" USER, "--regid=nogroup",
@@ -108,6 +121,8 @@ static void sway_start(struct sway *s, struct primepair_kms *kms,
 	struct passwd *pw;
 	struct group *video;
 	char socket[32];
+	unsigned int c;
+	size_t len;
 	FILE *f;
 	int i;
 
@@ -117,6 +132,7 @@ static void sway_start(struct sway *s, struct primepair_kms *kms,
 	pw = getpwnam(USER);
 	video = getgrnam("video");
 	igt_require_f(pw && video, "no user " USER " or no group video\n");
+	igt_assert(n >= 1 && n <= MAX_CARDS);
 	primepair_child_kill_all();	/* what a failed subtest left */
 
 	/* The runtime directory and the config, as a session would have */
@@ -127,22 +143,31 @@ static void sway_start(struct sway *s, struct primepair_kms *kms,
 	f = fopen(s->config, "w");
 	igt_assert(f);
 	fputs("xwayland disable\ndefault_border none\n", f);
+	if (extra)
+		fputs(extra, f);
 	fclose(f);
 
-	/* What udev/60-primepair.rules gives vdisplay's KMS node */
-	igt_assert_eq(fstat(kms->fd, &s->card_st), 0);
-	snprintf(s->card, sizeof(s->card), "/dev/dri/card%u",
-		 minor(s->card_st.st_rdev));
-	igt_assert_eq(chown(s->card, 0, video->gr_gid), 0);
-	igt_assert_eq(chmod(s->card, 0660), 0);
+	/* What udev/60-primepair.rules gives vdisplay's KMS nodes */
+	len = snprintf(s->env_devices, sizeof(s->env_devices),
+		       "WLR_DRM_DEVICES=");
+	s->ncards = n;
+	for (c = 0; c < n; c++) {
+		igt_assert_eq(fstat(kms[c].fd, &s->card_st[c]), 0);
+		snprintf(s->card[c], sizeof(s->card[c]), "/dev/dri/card%u",
+			 minor(s->card_st[c].st_rdev));
+		igt_assert_eq(chown(s->card[c], 0, video->gr_gid), 0);
+		igt_assert_eq(chmod(s->card[c], 0660), 0);
+		len += snprintf(s->env_devices + len,
+				sizeof(s->env_devices) - len, "%s%s",
+				c ? ":" : "", s->card[c]);
+		igt_assert_lt(len, sizeof(s->env_devices));
+	}
 
 	snprintf(s->env_home, sizeof(s->env_home), "HOME=%s", s->runtime);
 	snprintf(s->env_runtime, sizeof(s->env_runtime), "XDG_RUNTIME_DIR=%s",
 		 s->runtime);
 	snprintf(s->env_renderer, sizeof(s->env_renderer), "WLR_RENDERER=%s",
 		 renderer);
-	snprintf(s->env_devices, sizeof(s->env_devices), "WLR_DRM_DEVICES=%s",
-		 s->card);
 
 	unlink(SEATD_SOCK);
 	primepair_child_start(&s->seatd, seatd_argv, NULL);
@@ -155,7 +180,7 @@ static void sway_start(struct sway *s, struct primepair_kms *kms,
 		     "sway opened no Wayland socket in 60 s\n");
 	snprintf(s->env_display, sizeof(s->env_display), "WAYLAND_DISPLAY=%s",
 		 socket);
-	igt_assert_f(primepair_wait_crtc_on(kms->fd, kms->outputs[0].crtc_id,
+	igt_assert_f(primepair_wait_crtc_on(lit->fd, lit->outputs[0].crtc_id,
 					    30000),
 		     "sway did not light the output\n");
 }
@@ -164,13 +189,18 @@ static void sway_stop(struct sway *s)
 {
 	int status = primepair_child_stop(&s->sway, SIGTERM, 20000, out,
 					  sizeof(out));
+	unsigned int c;
 
 	if (status)
 		sway_dump("sway");
 	igt_assert_f(status == 0, "sway exited with status %d\n", status);
 	primepair_child_stop(&s->seatd, SIGTERM, 5000, out, sizeof(out));
-	igt_assert_eq(chown(s->card, s->card_st.st_uid, s->card_st.st_gid), 0);
-	igt_assert_eq(chmod(s->card, s->card_st.st_mode & 07777), 0);
+	for (c = 0; c < s->ncards; c++) {
+		igt_assert_eq(chown(s->card[c], s->card_st[c].st_uid,
+				    s->card_st[c].st_gid), 0);
+		igt_assert_eq(chmod(s->card[c], s->card_st[c].st_mode & 07777),
+			      0);
+	}
 	unlink(s->config);
 	rmdir(s->runtime);
 }
@@ -187,12 +217,89 @@ static void test_shm_client(struct primepair_kms *kms, const char *renderer,
 	char *env[] = { s.env_runtime, s.env_display, NULL };
 
 	igt_require(system("command -v weston-presentation-shm >/dev/null") == 0);
-	sway_start(&s, kms, renderer);
+	sway_start(&s, kms, 1, renderer, NULL, kms);
 	idle = primepair_crc_still(kms, &kms->outputs[0], 120);
 
 	primepair_child_start(&client, argv, env);
 	igt_assert_eq(primepair_crc_count_new(kms, &kms->outputs[0], idle, 3,
 					      max_frames), 3);
+	igt_assert_eq(primepair_child_stop(&client, SIGTERM, 10000, out,
+					   sizeof(out)), 0);
+	sway_stop(&s);
+}
+
+/*
+ * Buffers of vdisplay.0 that vdisplay.1 has attached through their
+ * dma-buf, from primebuf's listing: a device's own mapping is starred,
+ * an importer's is not.
+ */
+static unsigned int cross_attached(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/primebuf/buffers", "r");
+	char line[512];
+	unsigned int n = 0;
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char placement[16], tok[64];
+		const char *p = line;
+		int used, field = 0;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%*u %*u %15s", placement) != 1 ||
+		    !strcmp(placement, "import"))
+			continue;
+		while (sscanf(p, "%63s%n", tok, &used) == 1) {
+			p += used;
+			if (++field > 9 && !strncmp(tok, "vdisplay.1=", 11)) {
+				igt_info("%s", line);
+				n++;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Two vdisplay devices, WLR_DRM_DEVICES naming the first as wlroots'
+ * primary GPU.  sway renders with GLES2 on the primary; the secondary's
+ * output gets each frame through wlroots' multi-GPU copy, which imports
+ * the primary's buffer into the secondary's EGL (PRIME: vdisplay.1
+ * attaches vdisplay.0's dma-buf) and draws it into the secondary's own
+ * scanout buffer.  The primary's output is disabled in sway's config, so
+ * the client's workspace is on the secondary and its animation must
+ * reach vdisplay.1's CRC.
+ */
+static void test_multi_gpu(struct primepair_kms *kms)
+{
+	char *argv[] = { "sh", "-c",
+			 "exec weston-presentation-shm >/dev/null", NULL };
+	struct primepair_child client;
+	drmModeConnectorPtr conn;
+	char extra[64];
+	struct sway s;
+	uint32_t idle;
+	char *env[] = { s.env_runtime, s.env_display, NULL };
+
+	igt_require(system("command -v weston-presentation-shm >/dev/null") == 0);
+	/* wlroots names a connector by its type and its type id */
+	conn = drmModeGetConnector(kms[0].fd, kms[0].outputs[0].connector_id);
+	igt_assert(conn && conn->connector_type == DRM_MODE_CONNECTOR_VIRTUAL);
+	snprintf(extra, sizeof(extra), "output Virtual-%u disable\n",
+		 conn->connector_type_id);
+	drmModeFreeConnector(conn);
+
+	sway_start(&s, kms, 2, "gles2", extra, &kms[1]);
+	idle = primepair_crc_still(&kms[1], &kms[1].outputs[0], 120);
+
+	primepair_child_start(&client, argv, env);
+	igt_assert_eq(primepair_crc_count_new(&kms[1], &kms[1].outputs[0], idle,
+					      3, 1800), 3);
+	igt_assert_lt(0, cross_attached());
+	igt_assert_eq(primepair_prop_value(kms[0].fd, kms[0].outputs[0].crtc_id,
+					   DRM_MODE_OBJECT_CRTC, "ACTIVE"), 0);
 	igt_assert_eq(primepair_child_stop(&client, SIGTERM, 10000, out,
 					   sizeof(out)), 0);
 	sway_stop(&s);
@@ -216,5 +323,21 @@ igt_main
 	igt_fixture {
 		close(kms.fd);
 		primepair_assert_summary_zero();
+	}
+
+	igt_describe("Two vdisplay devices: sway renders on the first, wlroots' multi-GPU path brings each frame to the second through PRIME");
+	igt_subtest("gles2-multi-gpu") {
+		struct primepair_kms two[2];
+
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "devices=2");
+		primepair_kms_open_nth(&two[0], 0);
+		primepair_kms_open_nth(&two[1], 1);
+		drmDropMaster(two[0].fd);
+		drmDropMaster(two[1].fd);
+		test_multi_gpu(two);
+		close(two[1].fd);
+		close(two[0].fd);
+		primepair_assert_summary_zero();
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
 	}
 }
