@@ -333,19 +333,19 @@ static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
 }
 
 /**
- * vdisplay_composer_update() - hand the CRTC's new state to the composer
- * @out: the output whose CRTC is being flushed
+ * vdisplay_composer_update_locked() - hand the CRTC's current state to the
+ * composer
+ * @out: the output whose CRTC or planes changed
  *
  * Builds the scene from the planes of the CRTC's current state, sorted by
  * normalized zpos, and takes the state's gamma LUT.
  *
- * Context: the commit's tail, from the CRTC's atomic_flush (which holds
- * no modeset lock in a nonblocking commit), or an asynchronous cursor
- * update under the modeset locks; @out->compose_lock orders the two and
- * the worker.  Either runs before the old framebuffers' mappings are
+ * Context: @out->compose_lock held, by vdisplay_composer_update() or by an
+ * asynchronous cursor update under the modeset locks; it orders the two
+ * and the worker.  Either runs before the old framebuffers' mappings are
  * cleaned up, so the scene never points at a released mapping.
  */
-void vdisplay_composer_update(struct vdisplay_output *out)
+void vdisplay_composer_update_locked(struct vdisplay_output *out)
 {
 	struct drm_crtc_state *crtc_state = out->crtc.state;
 	struct vdisplay_layer *layers[VDISPLAY_MAX_LAYERS] = {};
@@ -353,7 +353,7 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 	struct drm_plane *plane;
 	unsigned int i, n;
 
-	mutex_lock(&out->compose_lock);
+	lockdep_assert_held(&out->compose_lock);
 	f->active = crtc_state->active;
 	f->width = crtc_state->mode.hdisplay;
 	f->height = crtc_state->mode.vdisplay;
@@ -376,6 +376,19 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 	f->nlayers = n;
 
 	vdisplay_gamma_from_state(f, crtc_state);
+}
+
+/**
+ * vdisplay_composer_update() - hand the CRTC's new state to the composer
+ * @out: the output whose CRTC is being flushed
+ *
+ * Context: the commit's tail, from the CRTC's atomic_flush (which holds
+ * no modeset lock in a nonblocking commit).  Takes @out->compose_lock.
+ */
+void vdisplay_composer_update(struct vdisplay_output *out)
+{
+	mutex_lock(&out->compose_lock);
+	vdisplay_composer_update_locked(out);
 	mutex_unlock(&out->compose_lock);
 }
 

@@ -141,9 +141,26 @@ static const struct drm_mode_config_helper_funcs vdisplay_mode_config_helpers = 
 	.atomic_commit_tail = vdisplay_atomic_commit_tail,
 };
 
+/*
+ * The helpers' check, and a legacy cursor update that only shows or hides
+ * the cursor applied at once like a cursor move (see
+ * vdisplay_cursor_toggle_async()).
+ */
+static int vdisplay_atomic_check(struct drm_device *dev,
+				 struct drm_atomic_state *state)
+{
+	int ret = drm_atomic_helper_check(dev, state);
+
+	if (ret)
+		return ret;
+	if (state->legacy_cursor_update && !state->async_update)
+		state->async_update = vdisplay_cursor_toggle_async(state);
+	return 0;
+}
+
 static const struct drm_mode_config_funcs vdisplay_mode_config_funcs = {
 	.fb_create = vdisplay_fb_create,
-	.atomic_check = drm_atomic_helper_check,
+	.atomic_check = vdisplay_atomic_check,
 	.atomic_commit = drm_atomic_helper_commit,
 };
 

@@ -237,6 +237,7 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 					enum drm_plane_type type,
 					unsigned int zpos);
 bool vdisplay_format_supported(u32 format);
+bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state);
 
 /* Encoder, connector and hotplug */
 int vdisplay_output_init(struct vdisplay_device *vd,
@@ -248,6 +249,7 @@ int vdisplay_writeback_init(struct vdisplay_device *vd,
 
 /* Composer and CRC */
 void vdisplay_composer_update(struct vdisplay_output *out);
+void vdisplay_composer_update_locked(struct vdisplay_output *out);
 void vdisplay_compose_work(struct work_struct *work);
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 				     const struct vdisplay_wb_target *target);

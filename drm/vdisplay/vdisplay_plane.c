@@ -220,9 +220,10 @@ static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
 /*
  * Cursor updates (the legacy cursor ioctls) are applied at once, without
  * waiting for a page flip still pending on the CRTC, as cursor hardware
- * takes a new position or image at any time.  Only a cursor that stays
- * shown takes this path: moving it, or a new image of it.  The atomic
- * check has clipped the new state already.
+ * takes a new position or image at any time.  The helpers send a cursor
+ * that stays shown this way (a move, a new image); showing or hiding it
+ * is vdisplay_cursor_toggle_async()'s decision.  The atomic check has
+ * clipped the new state already.
  */
 static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
 					     struct drm_atomic_state *state)
@@ -238,38 +239,131 @@ static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
 	return 0;
 }
 
+/* Nothing a commit would change differs between @a and @b. */
+static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
+				      const struct drm_plane_state *b)
+{
+	return a->fb == b->fb && a->crtc == b->crtc && !b->fence &&
+	       a->crtc_x == b->crtc_x && a->crtc_y == b->crtc_y &&
+	       a->crtc_w == b->crtc_w && a->crtc_h == b->crtc_h &&
+	       a->src_x == b->src_x && a->src_y == b->src_y &&
+	       a->src_w == b->src_w && a->src_h == b->src_h &&
+	       a->alpha == b->alpha &&
+	       a->pixel_blend_mode == b->pixel_blend_mode &&
+	       a->rotation == b->rotation && a->zpos == b->zpos &&
+	       a->normalized_zpos == b->normalized_zpos &&
+	       a->visible == b->visible;
+}
+
+/**
+ * vdisplay_cursor_toggle_async() - may a legacy cursor update that shows
+ * or hides the cursor be applied at once?
+ * @state: a checked legacy cursor update the helpers do not apply
+ *	asynchronously
+ *
+ * The helpers apply a cursor update asynchronously only while the cursor
+ * stays on its CRTC; showing or hiding it changes the plane's CRTC, and
+ * the legacy cursor ioctl then waits for the page flip pending on that
+ * CRTC.  Cursor hardware takes its enable bit at any time like its
+ * position, so vdisplay applies these at once too when nothing else
+ * changes: one cursor plane goes on or off one active CRTC that is not
+ * being modeset, no connector is involved, and every other plane in
+ * @state (zpos normalisation adds the CRTC's planes) stays as it is.
+ *
+ * Return: true if vdisplay_plane_atomic_async_update() can apply @state.
+ */
+bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state)
+{
+	struct drm_plane_state *old_ps, *new_ps;
+	struct drm_crtc_state *old_cs, *new_cs;
+	struct drm_connector_state *conn_state;
+	struct drm_connector *conn;
+	struct drm_plane *plane;
+	struct drm_crtc *crtc;
+	unsigned int ncrtcs = 0, nconns = 0, ncursors = 0;
+	int i;
+
+	for_each_new_connector_in_state(state, conn, conn_state, i)
+		nconns++;
+	if (nconns)
+		return false;
+
+	for_each_oldnew_crtc_in_state(state, crtc, old_cs, new_cs, i) {
+		if (++ncrtcs > 1 || !old_cs->active || !new_cs->active ||
+		    drm_atomic_crtc_needs_modeset(new_cs) || new_cs->event ||
+		    new_cs->color_mgmt_changed)
+			return false;
+	}
+
+	for_each_oldnew_plane_in_state(state, plane, old_ps, new_ps, i) {
+		if (plane->type != DRM_PLANE_TYPE_CURSOR ||
+		    !old_ps->fb == !new_ps->fb) {
+			if (!vdisplay_plane_state_same(old_ps, new_ps))
+				return false;
+			continue;
+		}
+		/* As the helpers: no fence, no commit still programming it */
+		if (new_ps->fence || (old_ps->commit &&
+				      !try_wait_for_completion(&old_ps->commit->hw_done)))
+			return false;
+		ncursors++;
+	}
+	return ncrtcs == 1 && ncursors == 1;
+}
+
 /*
- * The current state takes the new position and framebuffer; the new state
- * takes the old framebuffer and its mappings, which the helpers clean up
- * once the composer has its new scene.
+ * The current state takes the new position, framebuffer and CRTC; the new
+ * state takes the old framebuffer and its mappings, which the helpers
+ * clean up once the composer has its new scene.  The other planes of a
+ * cursor toggle are unchanged and keep their state.  The swap is made
+ * under the compose lock, so a page flip's flush, which builds the scene
+ * from the current states, sees the cursor either before or after it.
  */
 static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 					       struct drm_atomic_state *state)
 {
 	struct drm_plane_state *new_state =
 		drm_atomic_get_new_plane_state(state, plane);
-	struct vdisplay_plane_state *cur = to_vdisplay_plane_state(plane->state);
+	struct drm_plane_state *cur_state = plane->state;
+	struct vdisplay_plane_state *cur = to_vdisplay_plane_state(cur_state);
 	struct vdisplay_plane_state *vnew = to_vdisplay_plane_state(new_state);
+	struct vdisplay_output *out;
 	unsigned int i;
 
-	swap(plane->state->fb, new_state->fb);
+	if (plane->type != DRM_PLANE_TYPE_CURSOR)
+		return;
+
+	out = crtc_to_output(new_state->crtc ? new_state->crtc :
+					       cur_state->crtc);
+	mutex_lock(&out->compose_lock);
+	swap(cur_state->fb, new_state->fb);
 	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
 		swap(cur->sgt[i], vnew->sgt[i]);
 		swap(cur->map[i], vnew->map[i]);
 		swap(cur->data[i], vnew->data[i]);
 	}
-	plane->state->crtc_x = new_state->crtc_x;
-	plane->state->crtc_y = new_state->crtc_y;
-	plane->state->crtc_w = new_state->crtc_w;
-	plane->state->crtc_h = new_state->crtc_h;
-	plane->state->src_x = new_state->src_x;
-	plane->state->src_y = new_state->src_y;
-	plane->state->src_w = new_state->src_w;
-	plane->state->src_h = new_state->src_h;
-	plane->state->src = new_state->src;
-	plane->state->dst = new_state->dst;
-
-	vdisplay_composer_update(crtc_to_output(plane->state->crtc));
+	cur_state->crtc_x = new_state->crtc_x;
+	cur_state->crtc_y = new_state->crtc_y;
+	cur_state->crtc_w = new_state->crtc_w;
+	cur_state->crtc_h = new_state->crtc_h;
+	cur_state->src_x = new_state->src_x;
+	cur_state->src_y = new_state->src_y;
+	cur_state->src_w = new_state->src_w;
+	cur_state->src_h = new_state->src_h;
+	cur_state->src = new_state->src;
+	cur_state->dst = new_state->dst;
+	cur_state->visible = new_state->visible;
+	cur_state->normalized_zpos = new_state->normalized_zpos;
+	/* Shown or hidden: the current CRTC state lists its planes. */
+	if (cur_state->crtc != new_state->crtc) {
+		if (cur_state->crtc)
+			cur_state->crtc->state->plane_mask &= ~drm_plane_mask(plane);
+		if (new_state->crtc)
+			new_state->crtc->state->plane_mask |= drm_plane_mask(plane);
+		swap(cur_state->crtc, new_state->crtc);
+	}
+	vdisplay_composer_update_locked(out);
+	mutex_unlock(&out->compose_lock);
 }
 
 static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {

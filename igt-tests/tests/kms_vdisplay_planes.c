@@ -401,6 +401,92 @@ static void test_cursor_during_flip(struct ctx *c)
 }
 
 /*
+ * Showing and hiding the cursor (legacy cursor ioctl with and without a
+ * buffer) right after a page flip is applied at once too: the ioctl
+ * returns with the flip still pending, which a commit waiting for the
+ * flip's vblank cannot do, and the flip's frame shows the new cursor.
+ * The plane's state follows (CRTC_ID and FB_ID 0 when hidden), and
+ * atomic commits after it see the cursor where the ioctls left it.
+ * IGT's kms_cursor_legacy flip-vs-cursor-crc-* and -toggle need this.
+ */
+static void test_cursor_toggle_during_flip(struct ctx *c)
+{
+	struct primepair_fb fb, cursor;
+	struct pollfd pfd = { .fd = c->kms.fd, .events = POLLIN };
+	unsigned int i, pending = 0;
+	drmModePlanePtr p;
+	char ev[1024];
+
+	igt_require(c->o->cursor);
+	primepair_fb_fill_random(&c->bg, 51);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 52);
+	primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_ARGB8888, &cursor);
+	primepair_fb_fill_color(&cursor, 0xffc04020u);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+
+	for (i = 0; i < 20; i++) {
+		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
+					      i & 1 ? c->bg.fb_id : fb.fb_id,
+					      DRM_MODE_PAGE_FLIP_EVENT, NULL), 0);
+		/* shown on even, hidden on odd flips */
+		if (i & 1)
+			igt_assert_eq(drmModeSetCursor(c->kms.fd, c->o->crtc_id,
+						       0, 0, 0), 0);
+		else
+			igt_assert_eq(drmModeSetCursor(c->kms.fd, c->o->crtc_id,
+						       cursor.handle, 64, 64), 0);
+		if (poll(&pfd, 1, 0) == 0)
+			pending++;
+		igt_assert_eq(poll(&pfd, 1, 1000), 1);
+		igt_assert_lt(0, read(c->kms.fd, ev, sizeof(ev)));
+	}
+	igt_info("cursor shown or hidden with the flip pending %u times of 20\n",
+		 pending);
+	igt_assert_lt(0, pending);
+
+	/* Last flip showed bg, with the cursor hidden */
+	p = drmModeGetPlane(c->kms.fd, c->o->cursor);
+	igt_assert(p);
+	igt_assert_eq(p->crtc_id, 0);
+	igt_assert_eq(p->fb_id, 0);
+	drmModeFreePlane(p);
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	/* Shown again at a new place, with no flip: the ioctl's own frame */
+	igt_assert_eq(drmModeSetCursor(c->kms.fd, c->o->crtc_id, cursor.handle,
+				       64, 64), 0);
+	igt_assert_eq(drmModeMoveCursor(c->kms.fd, c->o->crtc_id, 100, 50), 0);
+	p = drmModeGetPlane(c->kms.fd, c->o->cursor);
+	igt_assert(p);
+	igt_assert_eq(p->crtc_id, c->o->crtc_id);
+	igt_assert_neq(p->fb_id, 0);
+	drmModeFreePlane(p);
+	primepair_ref_blend(c->ref, c->w, c->h, &cursor, 100, 50, 0, 0, 64, 64,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	/* An atomic flip after the toggles keeps the cursor */
+	igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id, fb.fb_id,
+				      DRM_MODE_PAGE_FLIP_EVENT, NULL), 0);
+	igt_assert_eq(poll(&pfd, 1, 1000), 1);
+	igt_assert_lt(0, read(c->kms.fd, ev, sizeof(ev)));
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &fb, 0, 0, 0, 0, c->w, c->h,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	primepair_ref_blend(c->ref, c->w, c->h, &cursor, 100, 50, 0, 0, 64, 64,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &cursor);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
+/*
  * The CRTC shows black, and the planes left on it, without its primary
  * plane; removing the framebuffer the primary shows (RMFB) turns off just
  * that plane, not the CRTC.  IGT's kms_plane pixel-format found RMFB
@@ -485,6 +571,10 @@ igt_main
 	igt_subtest("cursor-during-flip") {
 		ctx_reset(&c);
 		test_cursor_during_flip(&c);
+	}
+	igt_subtest("cursor-toggle-during-flip") {
+		ctx_reset(&c);
+		test_cursor_toggle_during_flip(&c);
 	}
 	igt_subtest("primary-off") {
 		ctx_reset(&c);
