@@ -18,7 +18,11 @@
  * A client killed with SIGKILL while it flips, with flips in flight and
  * events queued unread on its fd, releases its framebuffers and buffers;
  * the device then serves the next client, whose picture reaches the
- * screen.  Nothing may warn (the kernel log is checked by the runner).
+ * screen.
+ *
+ * Legacy cursor calls (show, move, hide) race page flips: vdisplay
+ * applies them at once, in place of the current plane state, while the
+ * flips' commits run.  Nothing may warn (the kernel log is checked by the runner).
  */
 
 #include <errno.h>
@@ -260,6 +264,143 @@ static void test_flip_vs_rmfb(void)
 }
 
 /*
+ * The cursor thread shows, moves and hides the cursor through the legacy
+ * ioctls, with two images whose GEM handles it closes and recreates now
+ * and then (each legacy call wraps the handle in a framebuffer of its
+ * own), while the main thread flips.  Every call must succeed.
+ */
+struct cursor_race {
+	struct primepair_kms *kms;
+	struct primepair_output *o;
+	atomic_bool stop;
+	atomic_ulong calls, failed, recreated;
+};
+
+static void *cursor_toggler(void *arg)
+{
+	struct cursor_race *r = arg;
+	struct drm_mode_create_dumb create = {
+		.width = 64, .height = 64, .bpp = 32,
+	};
+	uint32_t handles[2] = {};
+	unsigned int n;
+	int fd = r->kms->fd;
+
+	for (n = 0; !atomic_load(&r->stop); n++) {
+		unsigned int i = (n / 4) % 2;
+		int ret = 0;
+
+		if (!handles[i] || n % 16 == 15) {
+			if (handles[i])
+				drmModeDestroyDumbBuffer(fd, handles[i]);
+			create.handle = 0;
+			if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create)) {
+				atomic_fetch_add(&r->failed, 1);
+				break;
+			}
+			handles[i] = create.handle;
+			atomic_fetch_add(&r->recreated, 1);
+		}
+		switch (n % 4) {
+		case 0:
+		case 2:
+			ret = drmModeSetCursor(fd, r->o->crtc_id, handles[i],
+					       64, 64);
+			break;
+		case 1:
+			ret = drmModeMoveCursor(fd, r->o->crtc_id, n % 700,
+						n % 500);
+			break;
+		case 3:
+			ret = drmModeSetCursor(fd, r->o->crtc_id, 0, 0, 0);
+			break;
+		}
+		atomic_fetch_add(&r->calls, 1);
+		if (ret)
+			atomic_fetch_add(&r->failed, 1);
+	}
+	drmModeSetCursor(fd, r->o->crtc_id, 0, 0, 0);
+	for (n = 0; n < 2; n++)
+		if (handles[n])
+			drmModeDestroyDumbBuffer(fd, handles[n]);
+	return NULL;
+}
+
+/*
+ * Page flips (legacy and atomic, each waited for) against a thread that
+ * shows, moves and hides the cursor, which vdisplay applies at once, also
+ * while a flip is pending: every flip delivers its event, every cursor
+ * call succeeds, the cursor ends hidden and the last flip's picture is on
+ * screen, and all framebuffers and buffers are released.
+ */
+static void test_cursor_vs_flips(void)
+{
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	struct primepair_fb stable, other;
+	struct cursor_race r = {};
+	unsigned int events = 0, n;
+	drmModePlanePtr p;
+	pthread_t t;
+	int64_t end;
+
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	igt_require(o->cursor);
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &stable);
+	primepair_fb_fill_color(&stable, STABLE_COLOR);
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &other);
+	primepair_fb_fill_color(&other, AFTER_COLOR);
+	igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
+
+	r.kms = &kms;
+	r.o = o;
+	igt_assert_eq(pthread_create(&t, NULL, cursor_toggler, &r), 0);
+	end = primepair_now_ns() + RACE_SECONDS * 1000000000ll;
+	for (n = 0; primepair_now_ns() < end; n++) {
+		unsigned int before = events;
+		int ret = flip(&kms, o, n & 1 ? stable.fb_id : other.fb_id,
+			       n & 2, &events);
+
+		igt_assert_f(ret == 0 || ret == -EBUSY, "flip %u: %s\n", n,
+			     strerror(-ret));
+		if (ret) {
+			usleep(1000);
+			continue;
+		}
+		igt_assert_f(read_events(kms.fd, 1000), "flip %u: no event\n",
+			     n);
+		igt_assert_eq(events, before + 1);
+	}
+	atomic_store(&r.stop, true);
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_info("%u flips, %lu cursor calls, %lu images recreated\n", events,
+		 atomic_load(&r.calls), atomic_load(&r.recreated));
+	igt_assert_eq_u64(atomic_load(&r.failed), 0);
+	igt_assert_lt(0, events);
+	igt_assert_lt_u64(100, atomic_load(&r.calls));
+	igt_assert(!read_events(kms.fd, 100));
+
+	p = drmModeGetPlane(kms.fd, o->cursor);
+	igt_assert(p);
+	igt_assert_eq(p->fb_id, 0);
+	igt_assert_eq(p->crtc_id, 0);
+	drmModeFreePlane(p);
+	igt_assert_eq(flip(&kms, o, stable.fb_id, true, &events), 0);
+	igt_assert(read_events(kms.fd, 1000));
+	assert_screen(&kms, o, STABLE_COLOR);
+
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &other);
+	primepair_fb_destroy(kms.fd, &stable);
+	primepair_kms_close(&kms);
+	igt_assert_eq_u64(primepair_summary_settle("buffers", 0), 0);
+	primepair_assert_summary_zero();
+}
+
+/*
  * The child: master of the card (the parent holds no fd of it), sets a
  * mode and flips between two framebuffers, legacy and atomic, reading
  * only every other event so that some stay queued on its fd.  It tells
@@ -360,6 +501,10 @@ igt_main
 	igt_describe("Page flips and atomic commits racing RmFB and GEM_CLOSE of the framebuffer they flip to: an event per accepted flip, documented errnos otherwise");
 	igt_subtest("flip-vs-rmfb")
 		test_flip_vs_rmfb();
+
+	igt_describe("Legacy cursor shows, moves and hides, applied at once, racing page flips: every call succeeds, every flip delivers its event, nothing leaks");
+	igt_subtest("cursor-vs-flips")
+		test_cursor_vs_flips();
 
 	igt_describe("A client killed with flips in flight and events unread releases everything; the next client's modeset and flip work");
 	igt_subtest("kill-during-flips")
