@@ -179,14 +179,20 @@ static int vdisplay_plane_dma_map(struct vdisplay_device *vd,
 	return 0;
 }
 
-/* Wait for the writers (implicit sync), then map the buffer. */
+/*
+ * Wait for the writers (implicit sync), then map the buffer.  The planes
+ * a cursor toggle carries along unchanged keep the current state's
+ * mappings (the asynchronous update leaves them as they are), so theirs
+ * is not mapped a second time.
+ */
 static int vdisplay_plane_prepare_fb(struct drm_plane *plane,
 				     struct drm_plane_state *state)
 {
 	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(state);
 	int ret;
 
-	if (!state->fb)
+	if (!state->fb ||
+	    (state->state->async_update && plane->type != DRM_PLANE_TYPE_CURSOR))
 		return 0;
 
 	ret = drm_gem_plane_helper_prepare_fb(plane, state);
@@ -267,8 +273,9 @@ static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
  * CRTC.  Cursor hardware takes its enable bit at any time like its
  * position, so vdisplay applies these at once too when nothing else
  * changes: one cursor plane goes on or off one active CRTC that is not
- * being modeset, no connector is involved, and every other plane in
- * @state (zpos normalisation adds the CRTC's planes) stays as it is.
+ * being modeset, nor completing a modeset, no connector is involved, and
+ * every other plane in @state (zpos normalisation adds the CRTC's
+ * planes) stays as it is.
  *
  * Return: true if vdisplay_plane_atomic_async_update() can apply @state.
  */
@@ -292,6 +299,10 @@ bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state)
 		if (++ncrtcs > 1 || !old_cs->active || !new_cs->active ||
 		    drm_atomic_crtc_needs_modeset(new_cs) || new_cs->event ||
 		    new_cs->color_mgmt_changed)
+			return false;
+		/* A cursor update after a modeset waits for it to complete. */
+		if (drm_atomic_crtc_needs_modeset(old_cs) && old_cs->commit &&
+		    !try_wait_for_completion(&old_cs->commit->flip_done))
 			return false;
 	}
 
