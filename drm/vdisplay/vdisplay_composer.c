@@ -494,9 +494,19 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 	spin_lock_irq(&out->frame_lock);
 	out->crc_enabled = enabled;
 	out->crc_seq_valid = false;
+	if (enabled)
+		out->frame_seq = max(out->frame_seq, drm_crtc_vblank_count(crtc));
 	spin_unlock_irq(&out->frame_lock);
 
-	if (!enabled)
+	if (!enabled) {
 		drm_crtc_vblank_put(crtc);
+		return 0;
+	}
+	/*
+	 * The frame on screen has a CRC too, which a display engine delivers
+	 * at the next vblank: compose it now, so that a reader who waits for
+	 * N vblanks after opening finds N CRCs, not N - 1 and one on its way.
+	 */
+	queue_work(out->vd->composer_wq, &out->compose_work);
 	return 0;
 }

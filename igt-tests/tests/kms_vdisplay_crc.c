@@ -128,6 +128,51 @@ static void test_crc_every_frame(struct primepair_kms *kms,
 	o->mode = test_mode;
 }
 
+/*
+ * The frame on screen when the CRC file is opened has a CRC too, which a
+ * display engine delivers at the next vblank: the first entry is the
+ * frame current at the open, with the picture's CRC, and the next frame
+ * follows it.  IGT's kms_pipe_crc_basic nonblocking-crc waits N vblanks
+ * after opening and wants N CRCs by then.
+ */
+static void test_crc_on_open(struct primepair_kms *kms,
+			     struct primepair_output *o)
+{
+	uint64_t before, after, frame, next;
+	struct primepair_crc crc;
+	struct primepair_fb fb;
+	uint32_t first, second;
+	int i;
+
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 6);
+	igt_assert_eq(primepair_modeset(kms, o, &fb), 0);
+
+	for (i = 0; i < 3; i++) {
+		primepair_wait_vblank(kms, o);
+		igt_assert_eq(drmCrtcGetSequence(kms->fd, o->crtc_id, &before,
+						 NULL), 0);
+		primepair_crc_start(kms, o, &crc);
+		igt_assert_eq(drmCrtcGetSequence(kms->fd, o->crtc_id, &after,
+						 NULL), 0);
+		primepair_crc_get(&crc, &frame, &first);
+		primepair_crc_get(&crc, &next, &second);
+		primepair_crc_stop(&crc);
+		igt_info("opened between frames %llu and %llu: first CRC of frame %llu\n",
+			 (unsigned long long)before, (unsigned long long)after,
+			 (unsigned long long)frame);
+		/* the CRC file shows the low 32 bits of the frame counter */
+		igt_assert_lte_u64(before & 0xffffffffu, frame);
+		igt_assert_lte_u64(frame, after & 0xffffffffu);
+		igt_assert_eq_u64(next, frame + 1);
+		igt_assert_eq_u32(first, second);
+	}
+
+	primepair_disable_all(kms);
+	primepair_fb_destroy(kms->fd, &fb);
+}
+
 static void test_bad_source(struct primepair_kms *kms, struct primepair_output *o)
 {
 	char path[128];
@@ -156,6 +201,9 @@ igt_main
 		test_crc(&kms, &kms.outputs[0]);
 	igt_subtest("crc-every-frame")
 		test_crc_every_frame(&kms, &kms.outputs[0]);
+	igt_describe("The frame on screen when the CRC file is opened gets the first CRC");
+	igt_subtest("crc-on-open")
+		test_crc_on_open(&kms, &kms.outputs[0]);
 	igt_subtest("crc-bad-source")
 		test_bad_source(&kms, &kms.outputs[0]);
 
