@@ -3,6 +3,9 @@
  * vdisplay - CRTC and its vblank timer
  */
 
+#include <linux/jiffies.h>
+#include <linux/wait.h>
+
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_color_mgmt.h>
@@ -138,9 +141,29 @@ static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
 	drm_crtc_vblank_on(crtc);
 }
 
+/*
+ * Like a display engine, the CRTC stops at the end of the frame it is
+ * scanning out, so the disabling commit completes (and sends its event)
+ * at the next vblank, not at once.  The wait has no warning on timeout:
+ * a guest stalled by its host may see a late vblank.
+ */
+static void vdisplay_crtc_wait_frame_end(struct drm_crtc *crtc)
+{
+	u64 seq;
+
+	if (drm_crtc_vblank_get(crtc))
+		return;
+	seq = drm_crtc_vblank_count(crtc);
+	wait_event_timeout(*drm_crtc_vblank_waitqueue(crtc),
+			   drm_crtc_vblank_count(crtc) != seq,
+			   msecs_to_jiffies(VDISPLAY_FRAME_END_TIMEOUT_MS));
+	drm_crtc_vblank_put(crtc);
+}
+
 static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 					 struct drm_atomic_state *state)
 {
+	vdisplay_crtc_wait_frame_end(crtc);
 	drm_crtc_vblank_off(crtc);
 	/* The timer is stopped; let a running composition finish. */
 	flush_work(&crtc_to_output(crtc)->compose_work);

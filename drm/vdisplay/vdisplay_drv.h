@@ -30,6 +30,8 @@
 
 /* Limits of the module parameters */
 #define VDISPLAY_MAX_DEVICES	4
+/* How long a disabling CRTC waits for the end of its frame, at most */
+#define VDISPLAY_FRAME_END_TIMEOUT_MS	200
 #define VDISPLAY_MAX_OUTPUTS	4
 #define VDISPLAY_MAX_OVERLAYS	4
 /* primary, overlays and cursor of one CRTC */

@@ -266,6 +266,46 @@ static void test_atomic_event(struct ctx *c)
 	igt_assert_eq(ev.count, 10);
 }
 
+/*
+ * A nonblocking commit that switches the CRTC off completes at the end of
+ * the frame being scanned out, as on a display engine: its event comes
+ * with a later vblank than the one before the call, stamped after the
+ * call, and not at once (IGT's kms_cursor_legacy
+ * long-nonblocking-modeset-vs-cursor-atomic polls for it right after the
+ * commit returns and wants nothing yet).
+ */
+static void test_disable_event(struct ctx *c)
+{
+	struct flip_event ev = {};
+	drmModeAtomicReqPtr req;
+	int64_t call_ns;
+	uint64_t seq;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb[0]), 0);
+		seq = primepair_wait_vblank(&c->kms, c->o);
+		req = drmModeAtomicAlloc();
+		igt_assert(req);
+		primepair_add(c->kms.fd, req, c->o->crtc_id, DRM_MODE_OBJECT_CRTC,
+			      "ACTIVE", 0);
+		call_ns = primepair_now_ns();
+		igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
+						  DRM_MODE_PAGE_FLIP_EVENT |
+						  DRM_MODE_ATOMIC_NONBLOCK |
+						  DRM_MODE_ATOMIC_ALLOW_MODESET,
+						  &ev), 0);
+		drmModeAtomicFree(req);
+		igt_assert(read_event(c->kms.fd, 1000));
+		igt_assert_eq(ev.count, i + 1);
+		igt_assert_lte(seq + 1, ev.sequence);
+		igt_assert_lte(call_ns, ev.ts_ns);
+		igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->crtc_id,
+						       DRM_MODE_OBJECT_CRTC,
+						       "ACTIVE"), 0);
+	}
+}
+
 igt_main
 {
 	struct ctx c = {};
@@ -294,6 +334,9 @@ igt_main
 		test_atomic_event(&c);
 	igt_subtest("vblank-off")
 		test_vblank_off(&c);
+	igt_describe("Switching the CRTC off completes at the end of the frame: the event comes with the next vblank");
+	igt_subtest("disable-event")
+		test_disable_event(&c);
 
 	igt_fixture {
 		primepair_disable_all(&c.kms);
