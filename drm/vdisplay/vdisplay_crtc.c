@@ -138,7 +138,20 @@ static const struct drm_crtc_funcs vdisplay_crtc_funcs = {
 static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
 					struct drm_atomic_state *state)
 {
+	struct drm_pending_vblank_event *event = crtc->state->event;
+
 	drm_crtc_vblank_on(crtc);
+
+	/* The flush left the event of the commit switching us on. */
+	if (!event)
+		return;
+	spin_lock_irq(&crtc->dev->event_lock);
+	if (drm_crtc_vblank_get(crtc) == 0)
+		drm_crtc_arm_vblank_event(crtc, event);
+	else
+		drm_crtc_send_vblank_event(crtc, event);
+	spin_unlock_irq(&crtc->dev->event_lock);
+	crtc->state->event = NULL;
 }
 
 /*
@@ -171,13 +184,19 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 
 /*
  * The new state is latched at the next vblank, so that is when the
- * commit's event is delivered.  With vblank off (CRTC being disabled)
- * the event goes out at once.
+ * commit's event is delivered.  The tail flushes before it enables: the
+ * event of a modeset that switches the CRTC on is left to atomic_enable,
+ * which arms it for the CRTC's first vblank.  A CRTC switched off (at the
+ * end of its frame) sends the event at once.
  */
 static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 				       struct drm_atomic_state *state)
 {
-	struct drm_pending_vblank_event *event = crtc->state->event;
+	struct drm_crtc_state *crtc_state =
+		drm_atomic_get_new_crtc_state(state, crtc);
+	struct drm_pending_vblank_event *event = crtc_state->event;
+	bool enabling = crtc_state->active &&
+			drm_atomic_crtc_needs_modeset(crtc_state);
 
 	vdisplay_composer_update(crtc_to_output(crtc));
 
@@ -185,12 +204,15 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 		return;
 
 	spin_lock_irq(&crtc->dev->event_lock);
-	if (drm_crtc_vblank_get(crtc) == 0)
+	if (drm_crtc_vblank_get(crtc) == 0) {
 		drm_crtc_arm_vblank_event(crtc, event);
-	else
+		event = NULL;
+	} else if (!enabling) {
 		drm_crtc_send_vblank_event(crtc, event);
+		event = NULL;
+	}
 	spin_unlock_irq(&crtc->dev->event_lock);
-	crtc->state->event = NULL;
+	crtc_state->event = event;
 }
 
 /*

@@ -267,6 +267,51 @@ static void test_atomic_event(struct ctx *c)
 }
 
 /*
+ * A nonblocking modeset that switches the CRTC on delivers its event at
+ * the CRTC's first vblank, stamped after the call, not at once with the
+ * stale time of the vblank before it was switched off (IGT's
+ * kms_cursor_legacy long-nonblocking-modeset-vs-cursor-atomic).
+ */
+static void test_enable_event(struct ctx *c)
+{
+	struct flip_event ev = {};
+	drmModeAtomicReqPtr req;
+	int64_t call_ns;
+	uint32_t blob;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		primepair_disable_all(&c->kms);
+		igt_assert_eq(drmModeCreatePropertyBlob(c->kms.fd, &c->o->mode,
+							sizeof(c->o->mode),
+							&blob), 0);
+		req = drmModeAtomicAlloc();
+		igt_assert(req);
+		primepair_add(c->kms.fd, req, c->o->crtc_id, DRM_MODE_OBJECT_CRTC,
+			      "MODE_ID", blob);
+		primepair_add(c->kms.fd, req, c->o->crtc_id, DRM_MODE_OBJECT_CRTC,
+			      "ACTIVE", 1);
+		primepair_add(c->kms.fd, req, c->o->connector_id,
+			      DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID",
+			      c->o->crtc_id);
+		primepair_add_plane(c->kms.fd, req, c->o->primary, c->o->crtc_id,
+				    &c->fb[i & 1], 0, 0, 0, 0,
+				    c->o->mode.hdisplay, c->o->mode.vdisplay);
+		call_ns = primepair_now_ns();
+		igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
+						  DRM_MODE_PAGE_FLIP_EVENT |
+						  DRM_MODE_ATOMIC_NONBLOCK |
+						  DRM_MODE_ATOMIC_ALLOW_MODESET,
+						  &ev), 0);
+		drmModeAtomicFree(req);
+		igt_assert(read_event(c->kms.fd, 1000));
+		igt_assert_eq(ev.count, i + 1);
+		igt_assert_lte(call_ns, ev.ts_ns);
+		drmModeDestroyPropertyBlob(c->kms.fd, blob);
+	}
+}
+
+/*
  * A nonblocking commit that switches the CRTC off completes at the end of
  * the frame being scanned out, as on a display engine: its event comes
  * with a later vblank than the one before the call, stamped after the
@@ -334,6 +379,9 @@ igt_main
 		test_atomic_event(&c);
 	igt_subtest("vblank-off")
 		test_vblank_off(&c);
+	igt_describe("Switching the CRTC on: the event comes with its first vblank, stamped after the call");
+	igt_subtest("enable-event")
+		test_enable_event(&c);
 	igt_describe("Switching the CRTC off completes at the end of the frame: the event comes with the next vblank");
 	igt_subtest("disable-event")
 		test_disable_event(&c);
