@@ -109,10 +109,24 @@ static u32 vdisplay_blend_pixel(u32 dst, u32 src, u32 pa, u16 mode)
 	return out;
 }
 
+/*
+ * An XRGB8888 plane, or an ARGB8888 one whose pixel alpha is ignored, at
+ * full plane alpha replaces what is below it: each pixel is its own
+ * bytes, made opaque.
+ */
+static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
+{
+	return l->alpha >> 8 == 255 &&
+	       (l->format == DRM_FORMAT_XRGB8888 ||
+		(l->format == DRM_FORMAT_ARGB8888 &&
+		 l->blend == DRM_MODE_BLEND_PIXEL_NONE));
+}
+
 static void vdisplay_blend_layer(u32 *image, u32 width,
 				 const struct vdisplay_layer *l)
 {
 	u32 cpp = l->format == DRM_FORMAT_RGB565 ? 2 : 4;
+	bool copy = vdisplay_layer_is_copy(l);
 	u32 pa = l->alpha >> 8;
 	int x, y;
 
@@ -122,6 +136,13 @@ static void vdisplay_blend_layer(u32 *image, u32 width,
 			(size_t)l->src.x1 * cpp;
 		u32 *row = image + (size_t)y * width;
 
+		if (copy) {
+			const u32 *s = (const u32 *)src;
+
+			for (x = l->dst.x1; x < l->dst.x2; x++)
+				row[x] = *s++ | 0xff000000;
+			continue;
+		}
 		for (x = l->dst.x1; x < l->dst.x2; x++, src += cpp) {
 			u32 px = vdisplay_read_pixel(src, l->format);
 
@@ -157,8 +178,13 @@ static void vdisplay_compose(struct vdisplay_output *out)
 
 	lockdep_assert_held(&out->compose_lock);
 
-	for (i = 0; i < npixels; i++)
-		out->image[i] = 0xff000000;
+	/* Black below, unless the bottom plane covers everything opaquely */
+	if (!f->nlayers || !vdisplay_layer_is_copy(&f->layers[0]) ||
+	    f->layers[0].dst.x1 > 0 || f->layers[0].dst.y1 > 0 ||
+	    f->layers[0].dst.x2 < (int)f->width ||
+	    f->layers[0].dst.y2 < (int)f->height)
+		for (i = 0; i < npixels; i++)
+			out->image[i] = 0xff000000;
 	for (i = 0; i < f->nlayers; i++)
 		vdisplay_blend_layer(out->image, f->width, &f->layers[i]);
 	if (f->gamma_on)
