@@ -119,6 +119,36 @@ static void check_names(const char *driver, bool render, const char *by_name)
 	free(path);
 }
 
+/*
+ * With @driver loaded with @param (two devices), DRIVER:0 and DRIVER:1
+ * open the nodes of platform devices DRIVER.0 and DRIVER.1, the plain
+ * name the first, and DRIVER:2 fails with ENODEV.
+ */
+static void check_instances(const char *driver, bool render,
+			    const char *param)
+{
+	char spec[64], parent[64];
+	dev_t rdev[2];
+	int fd, n;
+
+	primepair_reload_module(driver, param);
+	for (n = 0; n < 2; n++) {
+		fd = render ? primepair_open_render_nth(driver, n) :
+			      primepair_open_driver_nth(driver, n);
+		rdev[n] = rdev_of(fd);
+		close(fd);
+		snprintf(parent, sizeof(parent), "%s.%d", driver, n);
+		igt_assert_eq(strcmp(parent_of(rdev[n]), parent), 0);
+		snprintf(spec, sizeof(spec), "%s:%d", driver, n);
+		assert_opens(spec, render, rdev[n]);
+	}
+	igt_assert(rdev[0] != rdev[1]);
+	assert_opens(driver, render, rdev[0]);
+	snprintf(spec, sizeof(spec), "%s:2", driver);
+	assert_fails(spec, render, ENODEV);
+	primepair_reload_module(driver, "");
+}
+
 igt_main
 {
 	igt_describe("\"vrender\", \"vrender:0\", /dev/dri/renderDN and its by-name link open the same render node");
@@ -154,50 +184,12 @@ igt_main
 	}
 
 	igt_describe("NAME:N counts the driver's instances: with two vrender devices, vrender:0 and vrender:1 are different nodes, each as its path names it");
-	igt_subtest("vrender-instances") {
-		dev_t first, second;
-		int fd;
-
-		primepair_reload_module(PRIMEPAIR_RENDER_DRIVER, "instances=2");
-		fd = primepair_open_render_nth(PRIMEPAIR_RENDER_DRIVER, 0);
-		first = rdev_of(fd);
-		close(fd);
-		fd = primepair_open_render_nth(PRIMEPAIR_RENDER_DRIVER, 1);
-		second = rdev_of(fd);
-		close(fd);
-		igt_assert(first != second);
-		igt_assert_eq(strcmp(parent_of(first), "vrender.0"), 0);
-		igt_assert_eq(strcmp(parent_of(second), "vrender.1"), 0);
-
-		assert_opens("vrender", true, first);
-		assert_opens("vrender:0", true, first);
-		assert_opens("vrender:1", true, second);
-		assert_fails("vrender:2", true, ENODEV);
-		primepair_reload_module(PRIMEPAIR_RENDER_DRIVER, "");
-	}
+	igt_subtest("vrender-instances")
+		check_instances(PRIMEPAIR_RENDER_DRIVER, true, "instances=2");
 
 	igt_describe("The same for vdisplay: with devices=2, vdisplay:0 and vdisplay:1 are the KMS nodes of vdisplay.0 and vdisplay.1");
-	igt_subtest("vdisplay-devices") {
-		dev_t first, second;
-		int fd;
-
-		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "devices=2");
-		fd = primepair_open_driver_nth(PRIMEPAIR_DISPLAY_DRIVER, 0);
-		first = rdev_of(fd);
-		close(fd);
-		fd = primepair_open_driver_nth(PRIMEPAIR_DISPLAY_DRIVER, 1);
-		second = rdev_of(fd);
-		close(fd);
-		igt_assert(first != second);
-		igt_assert_eq(strcmp(parent_of(first), "vdisplay.0"), 0);
-		igt_assert_eq(strcmp(parent_of(second), "vdisplay.1"), 0);
-
-		assert_opens("vdisplay", false, first);
-		assert_opens("vdisplay:0", false, first);
-		assert_opens("vdisplay:1", false, second);
-		assert_fails("vdisplay:2", false, ENODEV);
-		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
-	}
+	igt_subtest("vdisplay-devices")
+		check_instances(PRIMEPAIR_DISPLAY_DRIVER, false, "devices=2");
 
 	igt_fixture
 		rmdir(LINK_DIR);

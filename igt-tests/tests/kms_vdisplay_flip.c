@@ -267,6 +267,25 @@ static void test_atomic_event(struct ctx *c)
 }
 
 /*
+ * Commit @req nonblocking with an event and wait for it; returns the
+ * CLOCK_MONOTONIC time of the call.
+ */
+static int64_t commit_for_event(struct ctx *c, drmModeAtomicReqPtr req,
+				struct flip_event *ev)
+{
+	unsigned int count = ev->count;
+	int64_t call_ns = primepair_now_ns();
+
+	igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
+					  DRM_MODE_PAGE_FLIP_EVENT |
+					  DRM_MODE_ATOMIC_NONBLOCK |
+					  DRM_MODE_ATOMIC_ALLOW_MODESET, ev), 0);
+	igt_assert(read_event(c->kms.fd, 1000));
+	igt_assert_eq(ev->count, count + 1);
+	return call_ns;
+}
+
+/*
  * A nonblocking modeset that switches the CRTC on delivers its event at
  * the CRTC's first vblank, stamped after the call, not at once with the
  * stale time of the vblank before it was switched off (IGT's
@@ -297,15 +316,8 @@ static void test_enable_event(struct ctx *c)
 		primepair_add_plane(c->kms.fd, req, c->o->primary, c->o->crtc_id,
 				    &c->fb[i & 1], 0, 0, 0, 0,
 				    c->o->mode.hdisplay, c->o->mode.vdisplay);
-		call_ns = primepair_now_ns();
-		igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
-						  DRM_MODE_PAGE_FLIP_EVENT |
-						  DRM_MODE_ATOMIC_NONBLOCK |
-						  DRM_MODE_ATOMIC_ALLOW_MODESET,
-						  &ev), 0);
+		call_ns = commit_for_event(c, req, &ev);
 		drmModeAtomicFree(req);
-		igt_assert(read_event(c->kms.fd, 1000));
-		igt_assert_eq(ev.count, i + 1);
 		igt_assert_lte(call_ns, ev.ts_ns);
 		drmModeDestroyPropertyBlob(c->kms.fd, blob);
 	}
@@ -334,15 +346,8 @@ static void test_disable_event(struct ctx *c)
 		igt_assert(req);
 		primepair_add(c->kms.fd, req, c->o->crtc_id, DRM_MODE_OBJECT_CRTC,
 			      "ACTIVE", 0);
-		call_ns = primepair_now_ns();
-		igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
-						  DRM_MODE_PAGE_FLIP_EVENT |
-						  DRM_MODE_ATOMIC_NONBLOCK |
-						  DRM_MODE_ATOMIC_ALLOW_MODESET,
-						  &ev), 0);
+		call_ns = commit_for_event(c, req, &ev);
 		drmModeAtomicFree(req);
-		igt_assert(read_event(c->kms.fd, 1000));
-		igt_assert_eq(ev.count, i + 1);
 		igt_assert_lte(seq + 1, ev.sequence);
 		igt_assert_lte(call_ns, ev.ts_ns);
 		igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->crtc_id,
