@@ -401,6 +401,13 @@ static int vdisplay_plane_add_properties(struct vdisplay_device *vd,
 	if (ret)
 		return ret;
 
+	/*
+	 * Clients may say which part of a framebuffer changed.  The composer
+	 * blends whole frames, which the damage rules allow (damage is the
+	 * least that must be updated), so it takes the hint and ignores it.
+	 */
+	drm_plane_enable_fb_damage_clips(plane);
+
 	return drm_plane_create_blend_mode_property(plane,
 						    BIT(DRM_MODE_BLEND_PIXEL_NONE) |
 						    BIT(DRM_MODE_BLEND_PREMULTI) |

@@ -236,6 +236,62 @@ static void test_cursor(struct ctx *c)
 }
 
 /* zpos decides the order: the overlay under the primary is hidden. */
+/*
+ * FB_DAMAGE_CLIPS is a hint: the frame shows the whole new framebuffer,
+ * inside and outside the damaged rectangle.  A blob whose size is not a
+ * whole number of struct drm_mode_rect, or no blob at all, is EINVAL.
+ */
+static void test_damage_clips(struct ctx *c)
+{
+	struct drm_mode_rect rect = { 10, 20, 110, 70 };
+	uint32_t prop, blob, bad;
+	drmModeAtomicReqPtr req;
+	struct primepair_fb fb;
+
+	prop = primepair_prop_id(c->kms.fd, c->o->primary,
+				 DRM_MODE_OBJECT_PLANE, "FB_DAMAGE_CLIPS");
+	igt_assert(prop);
+	primepair_fb_fill_random(&c->bg, 61);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 62);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+
+	igt_assert_eq(drmModeCreatePropertyBlob(c->kms.fd, &rect, sizeof(rect),
+						&blob), 0);
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	primepair_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE,
+		      "FB_ID", fb.fb_id);
+	igt_assert_lt(0, drmModeAtomicAddProperty(req, c->o->primary, prop,
+						  blob));
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &fb, 0, 0, 0, 0, c->w, c->h,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+
+	/* 6 bytes: no whole rectangle (drm_property_replace_blob_from_id) */
+	igt_assert_eq(drmModeCreatePropertyBlob(c->kms.fd, &rect, 6, &bad), 0);
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	igt_assert_lt(0, drmModeAtomicAddProperty(req, c->o->primary, prop,
+						  bad));
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), -EINVAL);
+	drmModeAtomicFree(req);
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	igt_assert_lt(0, drmModeAtomicAddProperty(req, c->o->primary, prop,
+						  bad + 1000));
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), -EINVAL);
+	drmModeAtomicFree(req);
+
+	drmModeDestroyPropertyBlob(c->kms.fd, bad);
+	drmModeDestroyPropertyBlob(c->kms.fd, blob);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
 static void test_zpos(struct ctx *c)
 {
 	uint32_t ov = c->o->overlays[0];
@@ -579,6 +635,11 @@ igt_main
 	igt_subtest("primary-off") {
 		ctx_reset(&c);
 		test_primary_off(&c);
+	}
+	igt_describe("FB_DAMAGE_CLIPS is taken as a hint: the whole new framebuffer shows; malformed blobs are EINVAL");
+	igt_subtest("damage-clips") {
+		ctx_reset(&c);
+		test_damage_clips(&c);
 	}
 	igt_subtest("zpos") {
 		ctx_reset(&c);
