@@ -135,23 +135,31 @@ static const struct drm_crtc_funcs vdisplay_crtc_funcs = {
  * made RMFB of the primary's framebuffer switch the whole CRTC off (the
  * core's fallback when disabling just the plane fails the check).
  */
-static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
-					struct drm_atomic_state *state)
+/*
+ * Deliver a commit's event at the vblank that latches the commit, or at
+ * once when the CRTC has no vblank (it was switched off).
+ */
+static void vdisplay_crtc_deliver_event(struct drm_crtc *crtc,
+					struct drm_pending_vblank_event *event)
 {
-	struct drm_pending_vblank_event *event = crtc->state->event;
-
-	drm_crtc_vblank_on(crtc);
-
-	/* The flush left the event of the commit switching us on. */
-	if (!event)
-		return;
 	spin_lock_irq(&crtc->dev->event_lock);
 	if (drm_crtc_vblank_get(crtc) == 0)
 		drm_crtc_arm_vblank_event(crtc, event);
 	else
 		drm_crtc_send_vblank_event(crtc, event);
 	spin_unlock_irq(&crtc->dev->event_lock);
-	crtc->state->event = NULL;
+}
+
+static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
+					struct drm_atomic_state *state)
+{
+	drm_crtc_vblank_on(crtc);
+
+	/* The flush left the event of the commit switching us on. */
+	if (crtc->state->event) {
+		vdisplay_crtc_deliver_event(crtc, crtc->state->event);
+		crtc->state->event = NULL;
+	}
 }
 
 /*
@@ -194,25 +202,14 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 {
 	struct drm_crtc_state *crtc_state =
 		drm_atomic_get_new_crtc_state(state, crtc);
-	struct drm_pending_vblank_event *event = crtc_state->event;
-	bool enabling = crtc_state->active &&
-			drm_atomic_crtc_needs_modeset(crtc_state);
 
 	vdisplay_composer_update(crtc_to_output(crtc));
 
-	if (!event)
+	if (!crtc_state->event ||
+	    (crtc_state->active && drm_atomic_crtc_needs_modeset(crtc_state)))
 		return;
-
-	spin_lock_irq(&crtc->dev->event_lock);
-	if (drm_crtc_vblank_get(crtc) == 0) {
-		drm_crtc_arm_vblank_event(crtc, event);
-		event = NULL;
-	} else if (!enabling) {
-		drm_crtc_send_vblank_event(crtc, event);
-		event = NULL;
-	}
-	spin_unlock_irq(&crtc->dev->event_lock);
-	crtc_state->event = event;
+	vdisplay_crtc_deliver_event(crtc, crtc_state->event);
+	crtc_state->event = NULL;
 }
 
 /*

@@ -344,8 +344,7 @@ static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 	if (plane->type != DRM_PLANE_TYPE_CURSOR)
 		return;
 
-	out = crtc_to_output(new_state->crtc ? new_state->crtc :
-					       cur_state->crtc);
+	out = crtc_to_output(new_state->crtc ?: cur_state->crtc);
 	mutex_lock(&out->compose_lock);
 	swap(cur_state->fb, new_state->fb);
 	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {

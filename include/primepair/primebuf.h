@@ -107,7 +107,7 @@ struct primebuf_bo {
  * @sgt_mapped: @sgt holds a live DMA mapping (cached between maps)
  * @dir: direction @sgt was mapped with
  * @map_count: maps of this attachment not yet unmapped
- * @nsegs: segments in the last table built for this device
+ * @nsegs: segments of @sgt while it is mapped, 0 without a mapping
  * @internal: the owning device's own attachment, not a dma-buf one
  */
 struct primebuf_attachment {
