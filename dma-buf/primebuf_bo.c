@@ -766,6 +766,17 @@ static const struct vm_operations_struct primebuf_vm_ops = {
 int primebuf_bo_setup_mmap(struct primebuf_bo *bo, struct vm_area_struct *vma)
 {
 	/*
+	 * The pages are inserted as raw PFNs, which a copy-on-write mapping
+	 * cannot hold: the first write would have to copy a page the core
+	 * knows nothing about (vm_normal_page() has no struct page to copy
+	 * from).  A private mapping of shared device memory is meaningless
+	 * anyway, so refuse it here, on every path that leads to it: the DRM
+	 * fd of either driver and the dma-buf fd.
+	 */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+
+	/*
 	 * Pages are inserted one by one as they fault, so a mapping pins
 	 * nothing and never forces the backing to exist; migration zaps the
 	 * entries and the next access faults in the new pages.

@@ -148,6 +148,53 @@ static int map_err(int fd, off_t off, size_t len)
 	return 0;
 }
 
+/*
+ * A copy-on-write mapping of device memory is refused at mmap() time.  Were
+ * it let through, touching it is what used to hit a kernel BUG (a raw PFN
+ * in a COW mapping), so a mapping that succeeds is touched here.
+ */
+static int map_private(int fd, off_t off, int prot)
+{
+	volatile uint8_t *p = mmap(NULL, 4096, prot, MAP_PRIVATE, fd, off);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	(void)p[0];
+	munmap((void *)p, 4096);
+	return 0;
+}
+
+static uint64_t bo_offset(struct ctx *c)
+{
+	struct drm_vrender_bo_mmap_offset arg = { .handle = c->bo };
+
+	igt_assert_eq(ioctl(c->render, DRM_IOCTL_VRENDER_BO_MMAP_OFFSET, &arg), 0);
+	return arg.offset;
+}
+
+static uint64_t dumb_offset(struct ctx *c)
+{
+	uint64_t off;
+
+	igt_assert_eq(drmModeMapDumbBuffer(c->display, c->dumb, &off), 0);
+	return off;
+}
+
+static int mmap_private_bo(struct ctx *c) { return map_private(c->render, bo_offset(c), PROT_READ); }
+static int mmap_private_bo_rw(struct ctx *c) { return map_private(c->render, bo_offset(c), PROT_READ | PROT_WRITE); }
+static int mmap_private_dmabuf(struct ctx *c) { return map_private(c->dmabuf, 0, PROT_READ); }
+static int mmap_private_dumb(struct ctx *c) { return map_private(c->display, dumb_offset(c), PROT_READ); }
+
+static int mmap_private_dumb_dmabuf(struct ctx *c)
+{
+	int fd, ret;
+
+	igt_assert_eq(drmPrimeHandleToFD(c->display, c->dumb, DRM_CLOEXEC, &fd), 0);
+	ret = map_private(fd, 0, PROT_READ | PROT_WRITE);
+	close(fd);
+	return ret;
+}
+
 static int mmap_no_object(struct ctx *c)
 {
 	return map_err(c->render, 0x7777000, 4096);
@@ -248,6 +295,11 @@ static const struct row rows[] = {
 	{ "mmap (DRM fd)", "offset of no object", mmap_no_object, -EINVAL },
 	{ "mmap (DRM fd)", "longer than the object", mmap_beyond_object, -EINVAL },
 	{ "mmap (dma-buf)", "beyond the buffer", mmap_dmabuf_beyond, -EINVAL },
+	{ "mmap (render node)", "MAP_PRIVATE, PROT_READ", mmap_private_bo, -EINVAL },
+	{ "mmap (render node)", "MAP_PRIVATE, PROT_READ|WRITE", mmap_private_bo_rw, -EINVAL },
+	{ "mmap (dma-buf)", "MAP_PRIVATE of a vrender BO", mmap_private_dmabuf, -EINVAL },
+	{ "mmap (card)", "MAP_PRIVATE of a dumb buffer", mmap_private_dumb, -EINVAL },
+	{ "mmap (dma-buf)", "MAP_PRIVATE of a dumb buffer", mmap_private_dumb_dmabuf, -EINVAL },
 	{ "DMA_BUF_IOCTL_SYNC", "flags 0", dmabuf_sync_zero, -EINVAL },
 	{ "DMA_BUF_IOCTL_SYNC", "unknown flag bits", dmabuf_sync_unknown, -EINVAL },
 	{ "DMA_BUF_IOCTL_SYNC", "on a non-dma-buf fd", dmabuf_sync_not_dmabuf, -ENOTTY },
