@@ -59,6 +59,9 @@ static int vdisplay_enable_vblank(struct drm_crtc *crtc)
 	struct vdisplay_output *out = crtc_to_output(crtc);
 
 	drm_calc_timestamping_constants(crtc, &crtc->mode);
+	/* mode_valid keeps the frame time positive; never arm a 0 period. */
+	if (vblank->framedur_ns <= 0)
+		return -EINVAL;
 	out->period = ns_to_ktime(vblank->framedur_ns);
 	WRITE_ONCE(out->vblank_on, true);
 	hrtimer_start(&out->vblank_timer, out->period, HRTIMER_MODE_REL);
@@ -90,6 +93,8 @@ static ktime_t vdisplay_last_vblank(struct vdisplay_output *out)
 	ktime_t now = ktime_get();
 	s64 period = ktime_to_ns(out->period);
 
+	if (period <= 0)
+		return now;
 	if (ktime_before(now, next))
 		return ktime_sub(next, out->period);
 	return ktime_add_ns(next,

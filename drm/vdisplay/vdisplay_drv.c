@@ -158,8 +158,48 @@ static int vdisplay_atomic_check(struct drm_device *dev,
 	return 0;
 }
 
+/*
+ * Every mode userspace hands in (legacy SETCRTC, an atomic MODE_ID blob)
+ * and every probed one passes here after the core's own ordering checks.
+ * The vblank timer is derived from the timings, so they must give a frame
+ * time the timer can run: totals small enough that htotal * vtotal cannot
+ * overflow on the way to the frame duration, and a refresh rate within
+ * what a display offers.  The active area may not exceed what the
+ * connectors advertise.
+ */
+static enum drm_mode_status vdisplay_mode_valid(struct drm_device *dev,
+						const struct drm_display_mode *mode)
+{
+	struct vdisplay_device *vd = to_vdisplay(dev);
+	int refresh;
+
+	if (mode->hdisplay > vd->config.max_width)
+		return MODE_VIRTUAL_X;
+	if (mode->vdisplay > vd->config.max_height)
+		return MODE_VIRTUAL_Y;
+	if (mode->htotal > VDISPLAY_MAX_TOTAL || mode->htotal < mode->hdisplay)
+		return MODE_H_ILLEGAL;
+	if (mode->vtotal > VDISPLAY_MAX_TOTAL || mode->vtotal < mode->vdisplay)
+		return MODE_V_ILLEGAL;
+	if (mode->clock <= 0)
+		return MODE_CLOCK_LOW;
+	/* Line repetition multiplies the totals behind the core's back. */
+	if (mode->flags & DRM_MODE_FLAG_DBLSCAN)
+		return MODE_NO_DBLESCAN;
+	if (mode->vscan > 1)
+		return MODE_NO_VSCAN;
+
+	refresh = drm_mode_vrefresh(mode);
+	if (refresh < VDISPLAY_MIN_REFRESH)
+		return MODE_CLOCK_LOW;
+	if (refresh > VDISPLAY_MAX_REFRESH)
+		return MODE_CLOCK_HIGH;
+	return MODE_OK;
+}
+
 static const struct drm_mode_config_funcs vdisplay_mode_config_funcs = {
 	.fb_create = vdisplay_fb_create,
+	.mode_valid = vdisplay_mode_valid,
 	.atomic_check = vdisplay_atomic_check,
 	.atomic_commit = drm_atomic_helper_commit,
 };

@@ -37,6 +37,11 @@
 /* primary, overlays and cursor of one CRTC */
 #define VDISPLAY_MAX_LAYERS	(VDISPLAY_MAX_OVERLAYS + 2)
 
+/* Bounds on mode timings: the vblank timer runs at the mode's refresh. */
+#define VDISPLAY_MAX_TOTAL	16384
+#define VDISPLAY_MIN_REFRESH	10
+#define VDISPLAY_MAX_REFRESH	240
+
 /* Entries of the CRTC's gamma LUT: one per value of an 8-bit channel */
 #define VDISPLAY_GAMMA_SIZE	256
 

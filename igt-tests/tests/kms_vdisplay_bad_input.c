@@ -191,6 +191,135 @@ static void test_flip_disabled(struct primepair_kms *kms)
 	primepair_fb_destroy(kms->fd, &fb);
 }
 
+/*
+ * Mode timings: drm_mode_convert_umode() runs the core's ordering checks
+ * and then vdisplay_mode_valid(), for a legacy SETCRTC and for an atomic
+ * MODE_ID blob alike.  Every timing the vblank timer could not run (zero
+ * or overflowing frame time, absurd refresh) and every size beyond the
+ * connectors' is refused with -EINVAL before anything is programmed.
+ */
+struct bad_mode {
+	const char *what;
+	void (*edit)(drmModeModeInfo *m);
+};
+
+static void mode_clock0(drmModeModeInfo *m) { m->clock = 0; }
+static void mode_clock_max(drmModeModeInfo *m) { m->clock = INT32_MAX; }
+static void mode_htotal_short(drmModeModeInfo *m) { m->htotal = m->hdisplay - 8; }
+static void mode_vtotal_short(drmModeModeInfo *m) { m->vtotal = m->vdisplay - 8; }
+static void mode_1hz(drmModeModeInfo *m) { m->clock = m->htotal * m->vtotal / 1000; }
+static void mode_300hz(drmModeModeInfo *m) { m->clock = m->htotal * m->vtotal / 1000 * 300; }
+static void mode_dblscan(drmModeModeInfo *m) { m->flags |= DRM_MODE_FLAG_DBLSCAN; }
+static void mode_vscan(drmModeModeInfo *m) { m->vscan = 0xffff; }
+
+/* htotal * vtotal beyond 32 bits, at the clock of a 60 Hz mode */
+static void mode_totals_overflow(drmModeModeInfo *m)
+{
+	m->htotal = 0xffff;
+	m->vtotal = 0xffff;
+}
+
+/* A coherent 60 Hz mode, wider or taller than the connectors offer */
+static void mode_too_wide(drmModeModeInfo *m)
+{
+	m->hdisplay = 4096;
+	m->hsync_start = 4104;
+	m->hsync_end = 4200;
+	m->htotal = 4400;
+	m->clock = m->htotal * m->vtotal * 60 / 1000;
+}
+
+static void mode_too_tall(drmModeModeInfo *m)
+{
+	m->vdisplay = 4096;
+	m->vsync_start = 4100;
+	m->vsync_end = 4104;
+	m->vtotal = 4200;
+	m->clock = m->htotal * m->vtotal * 60 / 1000;
+}
+
+static const struct bad_mode bad_modes[] = {
+	{ "clock 0", mode_clock0 },
+	{ "clock INT_MAX", mode_clock_max },
+	{ "htotal below hdisplay", mode_htotal_short },
+	{ "vtotal below vdisplay", mode_vtotal_short },
+	{ "totals overflowing 32 bits", mode_totals_overflow },
+	{ "1 Hz", mode_1hz },
+	{ "300 Hz", mode_300hz },
+	{ "double scan", mode_dblscan },
+	{ "vscan 65535", mode_vscan },
+	{ "wider than max_width", mode_too_wide },
+	{ "taller than max_height", mode_too_tall },
+};
+
+static int setcrtc_mode(struct primepair_kms *kms, struct primepair_output *o,
+			uint32_t fb_id, drmModeModeInfo *mode)
+{
+	return drmModeSetCrtc(kms->fd, o->crtc_id, fb_id, 0, 0,
+			      &o->connector_id, 1, mode) ? -errno : 0;
+}
+
+static int atomic_mode(struct primepair_kms *kms, struct primepair_output *o,
+		       struct primepair_fb *fb, drmModeModeInfo *mode)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	uint32_t blob;
+	int ret;
+
+	igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, mode, sizeof(*mode),
+						&blob), 0);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	primepair_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+		      "CRTC_ID", o->crtc_id);
+	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0,
+			    0, 0, fb->width, fb->height);
+	ret = primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
+	drmModeAtomicFree(req);
+	drmModeDestroyPropertyBlob(kms->fd, blob);
+	return ret;
+}
+
+static void test_mode_timings(struct primepair_kms *kms)
+{
+	struct primepair_output *o = &kms->outputs[0];
+	struct primepair_fb fb;
+	int failures = 0;
+
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &fb);
+
+	/* The connector's own mode goes through both paths. */
+	igt_assert_eq(setcrtc_mode(kms, o, fb.fb_id, &o->mode), 0);
+	primepair_disable_all(kms);
+	igt_assert_eq(atomic_mode(kms, o, &fb, &o->mode), 0);
+	primepair_disable_all(kms);
+
+	for (size_t i = 0; i < sizeof(bad_modes) / sizeof(bad_modes[0]); i++) {
+		drmModeModeInfo m = o->mode;
+		int legacy, atomic;
+
+		bad_modes[i].edit(&m);
+		legacy = setcrtc_mode(kms, o, fb.fb_id, &m);
+		atomic = atomic_mode(kms, o, &fb, &m);
+		igt_info("%-28s SETCRTC %-6s atomic %-6s\n", bad_modes[i].what,
+			 legacy == -EINVAL ? "EINVAL" : "WRONG",
+			 atomic == -EINVAL ? "EINVAL" : "WRONG");
+		if (legacy != -EINVAL || atomic != -EINVAL) {
+			igt_warn("  %s: SETCRTC %d, atomic %d, want %d\n",
+				 bad_modes[i].what, legacy, atomic, -EINVAL);
+			failures++;
+			primepair_disable_all(kms);
+		}
+	}
+	igt_assert_eq(failures, 0);
+
+	/* Nothing was switched on by the refused modes. */
+	igt_assert_eq(primepair_prop_value(kms->fd, o->crtc_id,
+					   DRM_MODE_OBJECT_CRTC, "ACTIVE"), 0);
+	primepair_fb_destroy(kms->fd, &fb);
+}
+
 igt_main
 {
 	struct primepair_kms kms = {};
@@ -204,6 +333,9 @@ igt_main
 		test_atomic(&kms);
 	igt_subtest("flip-disabled-crtc")
 		test_flip_disabled(&kms);
+	igt_describe("Mode timings the vblank timer cannot run, or sizes beyond the connectors', are refused");
+	igt_subtest("mode-timings")
+		test_mode_timings(&kms);
 
 	igt_fixture {
 		primepair_kms_close(&kms);
