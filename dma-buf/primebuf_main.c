@@ -231,7 +231,8 @@ static int __init primebuf_init(void)
 	primebuf_debugfs = debugfs_create_dir("primebuf", NULL);
 	debugfs_create_file("summary", 0444, primebuf_debugfs, NULL,
 			    &primebuf_summary_fops);
-	debugfs_create_file("buffers", 0444, primebuf_debugfs, NULL,
+	/* It lists physical addresses: for root only. */
+	debugfs_create_file("buffers", 0400, primebuf_debugfs, NULL,
 			    &primebuf_buffers_fops);
 	ret = primebuf_test_init(primebuf_debugfs);
 	if (ret)

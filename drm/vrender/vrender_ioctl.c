@@ -3,6 +3,7 @@
  * vrender - buffer and query ioctls
  */
 
+#include <linux/capability.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -116,7 +117,7 @@ int vrender_ioctl_bo_info(struct drm_device *dev, void *data,
 	struct drm_vrender_bo_info *args = data;
 	struct primebuf_segment *segs = NULL;
 	struct drm_gem_object *obj;
-	unsigned int max, n;
+	unsigned int max, n, i;
 	int ret = 0;
 
 	if (args->flags || args->pad)
@@ -142,6 +143,15 @@ int vrender_ioctl_bo_info(struct drm_device *dev, void *data,
 	}
 
 	n = primebuf_bo_get_segments(to_primebuf_bo(obj), segs, max);
+	/*
+	 * Without an IOMMU a DMA address is a physical address, which an
+	 * unprivileged process must not learn (/proc/pid/pagemap hides PFNs
+	 * from it for the same reason).  It still gets the layout: how many
+	 * segments and how long each is.
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		for (i = 0; i < min(n, max); i++)
+			segs[i].addr = 0;
 	args->size = obj->size;
 	args->placement = vrender_placement(obj);
 	args->nsegs = n;

@@ -191,6 +191,62 @@ igt_main
 		igt_waitchildren();
 	}
 
+	igt_describe("BO_INFO tells nobody the layout of its buffer's mapping but no DMA (physical) address; root gets them; primebuf's buffer list is root's");
+	igt_subtest("no-dma-addresses") {
+		struct drm_vrender_segment segs[8];
+		struct drm_vrender_bo_info info = {
+			.handle = parent_bo,
+			.segs_ptr = (uintptr_t)segs,
+			.segs_count = 8,
+		};
+		bool any = false;
+
+		/* The parent's buffer was mapped by its fill: root sees where. */
+		igt_assert_eq(__primepair_vrender_bo_info(parent, &info), 0);
+		igt_assert_lt(0, info.nsegs);
+		for (unsigned int i = 0; i < info.nsegs && i < 8; i++)
+			any |= segs[i].addr != 0;
+		igt_assert(any);
+
+		igt_fork(child, 1) {
+			struct drm_vrender_cmd c;
+			uint64_t total = 0;
+			uint32_t bo;
+			int fd;
+
+			drop_privileges();
+			fd = open(render_path, O_RDWR | O_CLOEXEC);
+			igt_assert_lte(0, fd);
+			bo = primepair_vrender_bo_create(fd, BO_SIZE);
+			c = primepair_vrender_fill(bo, 0, PITCH, 0, 0, PITCH / 4,
+						   BO_SIZE / PITCH, 0x5ec);
+			primepair_vrender_submit(fd, &c, 1);
+			primepair_vrender_bo_wait(fd, bo, 10000000000ll);
+
+			memset(segs, 0xa5, sizeof(segs));
+			info = (struct drm_vrender_bo_info) {
+				.handle = bo,
+				.segs_ptr = (uintptr_t)segs,
+				.segs_count = 8,
+			};
+			igt_assert_eq(__primepair_vrender_bo_info(fd, &info), 0);
+			igt_assert_eq_u64(info.size, BO_SIZE);
+			igt_assert_lt(0, info.nsegs);
+			for (unsigned int i = 0; i < info.nsegs && i < 8; i++) {
+				igt_assert_eq_u64(segs[i].addr, 0);
+				total += segs[i].len;
+			}
+			if (info.nsegs <= 8)
+				igt_assert_eq_u64(total, BO_SIZE);
+
+			igt_assert_eq(open("/sys/kernel/debug/primebuf/buffers",
+					   O_RDONLY), -1);
+			igt_assert_eq(errno, EACCES);
+			close(fd);
+		}
+		igt_waitchildren();
+	}
+
 	igt_describe("Handles are per open file: another process's handle is ENOENT for every ioctl that takes one");
 	igt_subtest("foreign-handles-unknown") {
 		igt_fork(child, 1) {

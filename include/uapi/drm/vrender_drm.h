@@ -99,7 +99,8 @@ struct drm_vrender_bo_mmap_offset {
 
 /**
  * struct drm_vrender_segment - one segment of a device mapping
- * @addr: DMA address as seen by this device
+ * @addr: DMA address as seen by this device; 0 unless the caller has
+ *	CAP_SYS_ADMIN, since without an IOMMU it is a physical address
  * @len: length in bytes
  */
 struct drm_vrender_segment {
