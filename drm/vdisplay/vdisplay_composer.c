@@ -211,10 +211,10 @@ static void vdisplay_write_row_2101010(u32 *dst, const u32 *src, u32 width)
 	}
 }
 
-static void vdisplay_write_back(struct vdisplay_output *out)
+static void vdisplay_write_back(struct vdisplay_output *out,
+				const struct vdisplay_wb_target *t)
 {
 	const struct vdisplay_frame *f = &out->frame;
-	const struct vdisplay_wb_target *t = &out->wb_armed;
 	u32 y;
 
 	lockdep_assert_held(&out->compose_lock);
@@ -256,6 +256,42 @@ static void vdisplay_signal_writeback(struct vdisplay_output *out, int status)
 	dma_fence_end_signalling(fence_cookie);
 }
 
+/* Move the cancelled targets at the head of the queue to @done. */
+static void vdisplay_wb_take_cancelled(struct vdisplay_output *out,
+				       struct list_head *done)
+{
+	struct vdisplay_wb_target *t, *tmp;
+
+	lockdep_assert_held(&out->compose_lock);
+
+	list_for_each_entry_safe(t, tmp, &out->wb_pending, node) {
+		if (!t->cancelled)
+			break;
+		list_move_tail(&t->node, done);
+	}
+}
+
+/*
+ * Signal the targets on @done, oldest first: DRM core completes the
+ * oldest job of the connector each time.  A target is freed with its job
+ * once signalled, so nothing of it is read after.
+ */
+static void vdisplay_wb_signal_done(struct vdisplay_output *out,
+				    struct list_head *done)
+{
+	struct vdisplay_wb_target *t, *tmp;
+
+	list_for_each_entry_safe(t, tmp, done, node) {
+		bool armed = t->armed;
+		int status = t->cancelled ? -EIO : 0;
+
+		list_del(&t->node);
+		vdisplay_signal_writeback(out, status);
+		if (armed)
+			drm_crtc_vblank_put(&out->crtc);
+	}
+}
+
 /*
  * A display engine computes a CRC for every frame it scans out.  The worker
  * runs late when the machine is busy, and vblanks pass meanwhile; their
@@ -286,7 +322,9 @@ void vdisplay_compose_work(struct work_struct *work)
 {
 	struct vdisplay_output *out = container_of(work, struct vdisplay_output,
 						   compose_work);
-	bool crc_enabled, wb_done = false;
+	struct vdisplay_wb_target *wb;
+	LIST_HEAD(done);
+	bool crc_enabled;
 	u32 crc = 0;
 	u64 seq;
 
@@ -296,9 +334,13 @@ void vdisplay_compose_work(struct work_struct *work)
 	spin_unlock_irq(&out->frame_lock);
 
 	mutex_lock(&out->compose_lock);
-	if (!out->frame.active || (!crc_enabled && !out->wb_armed.vaddr) ||
+	vdisplay_wb_take_cancelled(out, &done);
+	wb = list_first_entry_or_null(&out->wb_pending,
+				      struct vdisplay_wb_target, node);
+	if (!out->frame.active || (!crc_enabled && !wb) ||
 	    !vdisplay_image_reserve(out)) {
 		mutex_unlock(&out->compose_lock);
+		vdisplay_wb_signal_done(out, &done);
 		return;
 	}
 
@@ -306,17 +348,23 @@ void vdisplay_compose_work(struct work_struct *work)
 	if (crc_enabled)
 		crc = crc32_le(~0U, (const u8 *)out->image,
 			       (size_t)out->frame.width * out->frame.height * 4);
-	if (out->wb_armed.vaddr) {
-		vdisplay_write_back(out);
-		memset(&out->wb_armed, 0, sizeof(out->wb_armed));
-		wb_done = true;
+	if (wb) {
+		/*
+		 * The atomic check matched the framebuffer to the mode of its
+		 * commit; a later modeset cancels the waiting targets.  Never
+		 * write a frame of another size all the same.
+		 */
+		if (wb->width == out->frame.width &&
+		    wb->height == out->frame.height)
+			vdisplay_write_back(out, wb);
+		else
+			wb->cancelled = true;
+		list_move_tail(&wb->node, &done);
+		vdisplay_wb_take_cancelled(out, &done);
 	}
 	mutex_unlock(&out->compose_lock);
 
-	if (wb_done) {
-		vdisplay_signal_writeback(out, 0);
-		drm_crtc_vblank_put(&out->crtc);
-	}
+	vdisplay_wb_signal_done(out, &done);
 	if (crc_enabled)
 		vdisplay_crc_report(out, seq, crc);
 }
@@ -419,32 +467,55 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 }
 
 /**
- * vdisplay_composer_arm_writeback() - write the next frame into @target
+ * vdisplay_composer_arm_writeback() - write a coming frame into @target
  * @out: the output whose writeback connector got a job
- * @target: the job's framebuffer mapping, format and pitch
+ * @target: the job's framebuffer mapping, format, pitch and size
  *
- * The job must be queued already.  It holds a vblank reference, so that
- * the timer runs until the frame is written; a job that cannot complete
- * (CRTC off, vblank refused, another job armed) is signalled with an
- * error at once.
+ * The job must be queued already.  Targets are served in the order their
+ * jobs were queued, one per composed frame.  An armed target holds a
+ * vblank reference, so that the timer runs until its frame is written; a
+ * job that cannot complete (CRTC off, vblank refused) fails with -EIO
+ * when its turn comes, which the worker is kicked to take at once.  The
+ * worker signals every job, so the jobs complete in the order DRM core
+ * queued them whatever happens meanwhile.
  *
  * Context: the commit's tail, after the CRTC's flush.
  */
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
-				     const struct vdisplay_wb_target *target)
+				     struct vdisplay_wb_target *target)
 {
-	bool cancel = false;
-
 	mutex_lock(&out->compose_lock);
-	if (out->frame.active && !out->wb_armed.vaddr &&
-	    !drm_crtc_vblank_get(&out->crtc))
-		out->wb_armed = *target;
-	else
-		cancel = true;
+	target->armed = out->frame.active && !drm_crtc_vblank_get(&out->crtc);
+	target->cancelled = !target->armed;
+	list_add_tail(&target->node, &out->wb_pending);
 	mutex_unlock(&out->compose_lock);
 
-	if (cancel)
-		vdisplay_signal_writeback(out, -EIO);
+	if (target->cancelled)
+		queue_work(out->vd->composer_wq, &out->compose_work);
+}
+
+/**
+ * vdisplay_composer_cancel_writebacks() - fail every waiting writeback
+ * @out: the output whose CRTC is switched off
+ *
+ * Waits for a running composition, then has the worker signal each
+ * waiting job with -EIO, in order.
+ *
+ * Context: the CRTC's atomic_disable, after vblank is off.
+ */
+void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out)
+{
+	struct vdisplay_wb_target *t;
+
+	flush_work(&out->compose_work);
+
+	mutex_lock(&out->compose_lock);
+	list_for_each_entry(t, &out->wb_pending, node)
+		t->cancelled = true;
+	mutex_unlock(&out->compose_lock);
+
+	queue_work(out->vd->composer_wq, &out->compose_work);
+	flush_work(&out->compose_work);
 }
 
 /**

@@ -191,8 +191,11 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 {
 	vdisplay_crtc_wait_frame_end(crtc);
 	drm_crtc_vblank_off(crtc);
-	/* The timer is stopped; let a running composition finish. */
-	flush_work(&crtc_to_output(crtc)->compose_work);
+	/*
+	 * The timer is stopped: no frame will come for writebacks still
+	 * waiting.  This lets a running composition finish, then fails them.
+	 */
+	vdisplay_composer_cancel_writebacks(crtc_to_output(crtc));
 }
 
 /*
@@ -273,6 +276,7 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 	out->vblank_timer.function = vdisplay_vblank_fire;
 	spin_lock_init(&out->frame_lock);
 	mutex_init(&out->compose_lock);
+	INIT_LIST_HEAD(&out->wb_pending);
 	INIT_WORK(&out->compose_work, vdisplay_compose_work);
 	return 0;
 }

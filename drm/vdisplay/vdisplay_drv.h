@@ -102,15 +102,29 @@ struct vdisplay_layer {
 };
 
 /**
- * struct vdisplay_wb_target - a writeback framebuffer waiting for a frame
+ * struct vdisplay_wb_target - a writeback job's framebuffer, waiting for
+ * a frame
+ * @node: entry in &vdisplay_output.wb_pending
  * @vaddr: its mapping (kept by the writeback job until cleanup)
  * @format: DRM fourcc, one of the writeback connector's formats
  * @pitch: bytes per line
+ * @width: framebuffer width in pixels
+ * @height: framebuffer height in pixels
+ * @armed: holds a vblank reference, dropped when the job completes
+ * @cancelled: completes with -EIO, without a frame, when its turn comes
+ *
+ * It lives in the job's private data, so it is valid until the job is
+ * signalled; it leaves @node before.
  */
 struct vdisplay_wb_target {
+	struct list_head node;
 	void *vaddr;
 	u32 format;
 	u32 pitch;
+	u32 width;
+	u32 height;
+	bool armed;
+	bool cancelled;
 };
 
 /**
@@ -156,10 +170,12 @@ struct vdisplay_frame {
  * @crc_enabled: CRC source "auto" is selected
  * @crc_seq: vblank sequence of the last CRC reported
  * @crc_seq_valid: @crc_seq is set, since the CRC source was last switched
- * @compose_lock: protects @frame, @wb_armed, @image and @image_size;
+ * @compose_lock: protects @frame, @wb_pending, @image and @image_size;
  *	taken by the commit (flush, writeback) and the worker
  * @frame: scene of the last committed state
- * @wb_armed: writeback target to fill with the next composed frame
+ * @wb_pending: writeback targets in the order their jobs were queued on
+ *	@wb (DRM core signals the oldest job first); only the worker
+ *	completes them, so the two queues stay in step
  * @image: the composed frame, XRGB8888, @frame.width x @frame.height
  * @image_size: bytes allocated at @image
  */
@@ -186,7 +202,7 @@ struct vdisplay_output {
 
 	struct mutex compose_lock;	/* see the kernel-doc above */
 	struct vdisplay_frame frame;
-	struct vdisplay_wb_target wb_armed;
+	struct list_head wb_pending;
 	u32 *image;
 	size_t image_size;
 };
@@ -259,7 +275,8 @@ void vdisplay_composer_update(struct vdisplay_output *out);
 void vdisplay_composer_update_locked(struct vdisplay_output *out);
 void vdisplay_compose_work(struct work_struct *work);
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
-				     const struct vdisplay_wb_target *target);
+				     struct vdisplay_wb_target *target);
+void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out);
 const char *const *vdisplay_crc_sources(struct drm_crtc *crtc, size_t *count);
 int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
 			       size_t *values_cnt);

@@ -31,10 +31,12 @@ static const u32 vdisplay_wb_formats[] = {
  * struct vdisplay_wb_map - mapping of a writeback job's framebuffer
  * @map: the GEM objects' mappings
  * @data: @map plus the framebuffer's offsets
+ * @target: what the composer needs of it, queued while the job waits
  */
 struct vdisplay_wb_map {
 	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
 	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
+	struct vdisplay_wb_target target;
 };
 
 static int vdisplay_wb_encoder_atomic_check(struct drm_encoder *encoder,
@@ -118,22 +120,25 @@ static void vdisplay_wb_atomic_commit(struct drm_connector *connector,
 	struct drm_writeback_connector *wb = drm_connector_to_writeback(connector);
 	struct vdisplay_output *out = wb_to_output(wb);
 	struct drm_writeback_job *job = conn_state->writeback_job;
-	struct vdisplay_wb_target target;
+	struct vdisplay_wb_target *target;
 	struct vdisplay_wb_map *m;
 
 	if (!job || !job->fb || !job->priv)
 		return;
 	m = job->priv;
-	target.vaddr = m->data[0].vaddr;
-	target.format = job->fb->format->format;
-	target.pitch = job->fb->pitches[0];
+	target = &m->target;
+	target->vaddr = m->data[0].vaddr;
+	target->format = job->fb->format->format;
+	target->pitch = job->fb->pitches[0];
+	target->width = job->fb->width;
+	target->height = job->fb->height;
 
 	/*
 	 * Writebacks are committed after the planes: the CRTC's flush has
 	 * handed this commit's scene to the composer already.
 	 */
 	drm_writeback_queue_job(wb, conn_state);
-	vdisplay_composer_arm_writeback(out, &target);
+	vdisplay_composer_arm_writeback(out, target);
 }
 
 static const struct drm_connector_helper_funcs vdisplay_wb_connector_helper_funcs = {

@@ -32,10 +32,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
+#include <linux/sync_file.h>
 
 #include "igt.h"
 #include "primepair.h"
@@ -496,6 +498,180 @@ static void test_kill_during_flips(void)
 	primepair_assert_summary_zero();
 }
 
+/*
+ * Writeback jobs queued back to back, on two outputs at once, while the
+ * composer works on the previous ones.  Each job's out-fence must signal
+ * without error and its framebuffer hold its output's picture: DRM core
+ * signals the oldest job of a connector, so a second job must neither
+ * complete the first nor be written through the first one's mapping.
+ * Then a job queued right before a modeset to a smaller mode: it gets a
+ * frame of its own size or fails, and is never written past its end.
+ */
+#define WB_ROUNDS	12
+#define WB_PER_ROUND	3
+
+static int fence_status(int fence)
+{
+	struct sync_file_info info = {};
+	struct pollfd pfd = { .fd = fence, .events = POLLIN };
+
+	igt_assert_f(poll(&pfd, 1, 5000) == 1, "writeback fence not signalled\n");
+	igt_assert_eq(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
+	return info.status;
+}
+
+static int queue_writebacks(struct primepair_kms *kms, struct primepair_fb *wb,
+			    int32_t *fences)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
+	int ret;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct primepair_output *o = &kms->outputs[i];
+
+		fences[i] = -1;
+		primepair_add(kms->fd, req, o->wb_connector_id, t, "CRTC_ID", o->crtc_id);
+		primepair_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_FB_ID",
+			      wb[i].fb_id);
+		primepair_add(kms->fd, req, o->wb_connector_id, t,
+			      "WRITEBACK_OUT_FENCE_PTR", (uint64_t)(uintptr_t)&fences[i]);
+	}
+	/* The core refuses a commit that overtakes the last one: retry. */
+	for (int tries = 0; tries < 2000; tries++) {
+		ret = primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_NONBLOCK |
+				       DRM_MODE_ATOMIC_ALLOW_MODESET);
+		if (ret != -EBUSY)
+			break;
+		usleep(500);
+	}
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+static void assert_wb_color(const struct primepair_fb *wb, uint32_t color)
+{
+	const uint32_t *px = wb->map;
+
+	for (uint32_t y = 0; y < wb->height; y++)
+		for (uint32_t x = 0; x < wb->width; x++)
+			igt_assert_f((px[y * wb->pitch / 4 + x] & 0xffffff) ==
+				     (color & 0xffffff),
+				     "writeback pixel (%u,%u) is %08x, want %08x\n",
+				     x, y, px[y * wb->pitch / 4 + x], color);
+}
+
+/* The first mode of @o's connector larger than its test mode */
+static drmModeModeInfo larger_mode(int fd, const struct primepair_output *o)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(fd, o->connector_id);
+	drmModeModeInfo m = {};
+
+	igt_assert(c);
+	for (int k = 0; k < c->count_modes; k++) {
+		if (c->modes[k].hdisplay > o->mode.hdisplay &&
+		    c->modes[k].vdisplay > o->mode.vdisplay) {
+			m = c->modes[k];
+			break;
+		}
+	}
+	drmModeFreeConnector(c);
+	igt_assert_f(m.hdisplay, "no mode larger than the test mode\n");
+	return m;
+}
+
+static void test_writeback_queue(void)
+{
+	const uint32_t colors[2] = { STABLE_COLOR, AFTER_COLOR };
+	struct primepair_fb scan[2], wb[WB_PER_ROUND][2], bigscan, bigwb[2];
+	int32_t fences[WB_PER_ROUND][2];
+	struct primepair_kms kms = {};
+	drmModeModeInfo big, test_mode;
+
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "outputs=2");
+	primepair_kms_open(&kms);
+	igt_require(kms.noutputs >= 2 && kms.outputs[1].wb_connector_id);
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct primepair_output *o = &kms.outputs[i];
+
+		primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+				    DRM_FORMAT_XRGB8888, &scan[i]);
+		primepair_fb_fill_color(&scan[i], colors[i]);
+		igt_assert_eq(primepair_modeset(&kms, o, &scan[i]), 0);
+		for (unsigned int j = 0; j < WB_PER_ROUND; j++)
+			primepair_fb_create(kms.fd, o->mode.hdisplay,
+					    o->mode.vdisplay,
+					    DRM_FORMAT_XRGB8888, &wb[j][i]);
+	}
+
+	for (unsigned int round = 0; round < WB_ROUNDS; round++) {
+		for (unsigned int j = 0; j < WB_PER_ROUND; j++) {
+			memset(wb[j][0].map, 0, wb[j][0].size);
+			memset(wb[j][1].map, 0, wb[j][1].size);
+		}
+		for (unsigned int j = 0; j < WB_PER_ROUND; j++)
+			igt_assert_eq(queue_writebacks(&kms, wb[j], fences[j]), 0);
+		for (unsigned int j = 0; j < WB_PER_ROUND; j++) {
+			for (unsigned int i = 0; i < 2; i++) {
+				igt_assert_lte(0, fences[j][i]);
+				igt_assert_f(fence_status(fences[j][i]) == 1,
+					     "round %u, job %u of output %u failed\n",
+					     round, j, i);
+				close(fences[j][i]);
+				assert_wb_color(&wb[j][i], colors[i]);
+			}
+		}
+	}
+
+	/*
+	 * A job queued on output 0 at a large mode, then at once a modeset
+	 * back to the smaller test mode: the job gets a frame of its own
+	 * size or fails with -EIO, and is never given a frame of another.
+	 */
+	test_mode = kms.outputs[0].mode;
+	big = larger_mode(kms.fd, &kms.outputs[0]);
+	primepair_fb_create(kms.fd, big.hdisplay, big.vdisplay,
+			    DRM_FORMAT_XRGB8888, &bigscan);
+	primepair_fb_fill_color(&bigscan, colors[0]);
+	primepair_fb_create(kms.fd, big.hdisplay, big.vdisplay,
+			    DRM_FORMAT_XRGB8888, &bigwb[0]);
+	bigwb[1] = wb[0][1];
+	for (unsigned int round = 0; round < WB_ROUNDS; round++) {
+		struct primepair_output *o = &kms.outputs[0];
+		int32_t f[2];
+		int st;
+
+		o->mode = big;
+		igt_assert_eq(primepair_modeset(&kms, o, &bigscan), 0);
+		memset(bigwb[0].map, 0, bigwb[0].size);
+		igt_assert_eq(queue_writebacks(&kms, bigwb, f), 0);
+		o->mode = test_mode;
+		igt_assert_eq(primepair_modeset(&kms, o, &scan[0]), 0);
+
+		st = fence_status(f[0]);
+		igt_assert_f(st == 1 || st == -EIO,
+			     "job before a modeset: status %d\n", st);
+		if (st == 1)
+			assert_wb_color(&bigwb[0], colors[0]);
+		igt_assert_eq(fence_status(f[1]), 1);
+		close(f[0]);
+		close(f[1]);
+	}
+
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &bigscan);
+	primepair_fb_destroy(kms.fd, &bigwb[0]);
+	for (unsigned int i = 0; i < 2; i++) {
+		primepair_fb_destroy(kms.fd, &scan[i]);
+		for (unsigned int j = 0; j < WB_PER_ROUND; j++)
+			primepair_fb_destroy(kms.fd, &wb[j][i]);
+	}
+	primepair_kms_close(&kms);
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_describe("Page flips and atomic commits racing RmFB and GEM_CLOSE of the framebuffer they flip to: an event per accepted flip, documented errnos otherwise");
@@ -509,4 +685,8 @@ igt_main
 	igt_describe("A client killed with flips in flight and events unread releases everything; the next client's modeset and flip work");
 	igt_subtest("kill-during-flips")
 		test_kill_during_flips();
+
+	igt_describe("Writeback jobs queued back to back on two outputs, and one queued before a modeset: every job completes in order, with its own output's picture or -EIO, never written out of bounds");
+	igt_subtest("writeback-queue")
+		test_writeback_queue();
 }
