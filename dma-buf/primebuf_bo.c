@@ -992,6 +992,9 @@ int primebuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 {
 	u64 pitch, size;
 
+	/* No flag is defined; DRM core leaves checking them to drivers. */
+	if (args->flags)
+		return -EINVAL;
 	/*
 	 * drm_mode_create_dumb() has refused zero sizes and any pitch or
 	 * size beyond 32 bits; the limit of primebuf is ours to check.

@@ -100,6 +100,8 @@ static int dumb_overflow(struct ctx *c) { return create_dumb(c, 0xffffffff, 0xff
 static int dumb_too_big(struct ctx *c) { return create_dumb(c, 20000, 20000, 32, 0); }
 static int dumb_pitch_overflow(struct ctx *c) { return create_dumb(c, 0x40000000, 1, 32, 0); }
 static int dumb_bpp_huge(struct ctx *c) { return create_dumb(c, 1, 1, 0xffffffff, 0); }
+static int dumb_flags(struct ctx *c) { return create_dumb(c, 64, 64, 32, 1); }
+static int dumb_flags_high(struct ctx *c) { return create_dumb(c, 64, 64, 32, 0x80000000); }
 
 static int dumb_map_unknown(struct ctx *c)
 {
@@ -287,6 +289,8 @@ static const struct row rows[] = {
 	{ "MODE_CREATE_DUMB", "pitch beyond 32 bits", dumb_pitch_overflow, -EINVAL },
 	{ "MODE_CREATE_DUMB", "bpp beyond 32 bits in bytes", dumb_bpp_huge, -EINVAL },
 	{ "MODE_CREATE_DUMB", "beyond primebuf's max_size_mb", dumb_too_big, -EINVAL },
+	{ "MODE_CREATE_DUMB", "flags 1", dumb_flags, -EINVAL },
+	{ "MODE_CREATE_DUMB", "flags 0x80000000", dumb_flags_high, -EINVAL },
 	{ "MODE_CREATE_DUMB", "on vrender's render node", dumb_render_node, -EACCES },
 	{ "MODE_MAP_DUMB", "unknown handle", dumb_map_unknown, -ENOENT },
 	{ "MODE_DESTROY_DUMB", "unknown handle", dumb_destroy_unknown, -EINVAL },
