@@ -20,6 +20,7 @@ endif
 KSRC ?= /usr/src/linux-source-6.1
 
 export CONFIG_PRIMEBUF := m
+export CONFIG_PRIMEBUF_SELFTEST := m
 export CONFIG_DRM_VDISPLAY := m
 export CONFIG_DRM_VRENDER := m
 
@@ -123,8 +124,9 @@ PREFIX ?= /usr/local
 LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/primepair
 MODDIR := $(INSTALL_MOD_PATH)/lib/modules/$(INSTALL_KVER)/updates/primepair
 
+# The self-test module is for the suite: install builds without it.
 install: userspace
-	$(MAKE) KVER=$(INSTALL_KVER) modules
+	$(MAKE) KVER=$(INSTALL_KVER) CONFIG_PRIMEBUF_SELFTEST= modules
 	$(MAKE) -C $(call KDIR_OF,$(INSTALL_KVER)) M=$(BUILD)/$(INSTALL_KVER) \
 		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) INSTALL_MOD_DIR=updates/primepair \
 		modules_install

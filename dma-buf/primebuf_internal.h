@@ -70,7 +70,7 @@ void primebuf_bo_sync(struct primebuf_bo *bo, enum dma_data_direction dir,
 int primebuf_bo_setup_mmap(struct primebuf_bo *bo,
 			   struct vm_area_struct *vma);
 
-/* primebuf_test.c */
+/* primebuf_main.c: fault injection points, armed by primebuf_selftest */
 enum primebuf_fail {
 	PRIMEBUF_FAIL_ALLOC,
 	PRIMEBUF_FAIL_ATTACH,
@@ -80,8 +80,7 @@ enum primebuf_fail {
 };
 
 bool primebuf_inject_failure(enum primebuf_fail what);
-int primebuf_test_init(struct dentry *dir);
-void primebuf_test_exit(void);
+atomic_t *primebuf_fail_counter(enum primebuf_fail what);
 
 /* primebuf_prime.c */
 struct dma_buf *primebuf_gem_export(struct drm_gem_object *obj, int flags);

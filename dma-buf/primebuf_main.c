@@ -224,26 +224,47 @@ static int primebuf_buffers_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(primebuf_buffers);
 
+/*
+ * Fault injection points.  primebuf has no knob for them: the self-test
+ * module, which is never installed, arms them for the test suite.  Each
+ * counter is the number of operations of its kind still to fail.
+ */
+static atomic_t primebuf_fail[PRIMEBUF_FAIL_COUNT];
+
+bool primebuf_inject_failure(enum primebuf_fail what)
+{
+	return atomic_dec_if_positive(&primebuf_fail[what]) >= 0;
+}
+
+/**
+ * primebuf_fail_counter() - the counter of a fault injection point
+ * @what: which kind of operation
+ *
+ * For primebuf_selftest only.
+ *
+ * Context: any.
+ * Return: the number of @what operations still to fail, to be set.
+ */
+atomic_t *primebuf_fail_counter(enum primebuf_fail what)
+{
+	return &primebuf_fail[what];
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_fail_counter, PRIMEBUF);
+
 static int __init primebuf_init(void)
 {
-	int ret;
-
 	primebuf_debugfs = debugfs_create_dir("primebuf", NULL);
 	debugfs_create_file("summary", 0444, primebuf_debugfs, NULL,
 			    &primebuf_summary_fops);
 	/* It lists physical addresses: for root only. */
 	debugfs_create_file("buffers", 0400, primebuf_debugfs, NULL,
 			    &primebuf_buffers_fops);
-	ret = primebuf_test_init(primebuf_debugfs);
-	if (ret)
-		debugfs_remove_recursive(primebuf_debugfs);
-	return ret;
+	return 0;
 }
 
 static void __exit primebuf_exit(void)
 {
 	debugfs_remove_recursive(primebuf_debugfs);
-	primebuf_test_exit();
 }
 
 module_init(primebuf_init);

@@ -27,7 +27,7 @@
 #include "primepair.h"
 #include "primepair_vrender.h"
 
-#define TEST_IMPORTER "/sys/kernel/debug/primebuf/test_importer"
+#define TEST_IMPORTER "/sys/kernel/debug/primebuf_selftest/test_importer"
 
 static struct primepair_device_specs specs;
 

@@ -43,7 +43,9 @@ igt_main
 			uint32_t bo, imp;
 			int fd, other, dmabuf;
 
-			igt_assert_eq(run("rmmod vrender vdisplay primebuf"), 0);
+			igt_assert_eq(run("rmmod vrender vdisplay && "
+					  "{ ! test -d /sys/module/primebuf_selftest || "
+					  "rmmod primebuf_selftest; } && rmmod primebuf"), 0);
 			igt_assert(!loaded("primebuf"));
 			igt_assert_eq(run(i % 2 ? "modprobe vrender instances=2 && modprobe vdisplay" :
 					  "modprobe vdisplay && modprobe vrender instances=2"), 0);

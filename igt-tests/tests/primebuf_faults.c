@@ -33,7 +33,7 @@
 #include "primepair_kms.h"
 #include "primepair_vrender.h"
 
-#define DEBUGFS "/sys/kernel/debug/primebuf/"
+#define DEBUGFS "/sys/kernel/debug/primebuf_selftest/"
 #define MAX_TOTAL "/sys/module/primebuf/parameters/max_total_mb"
 
 static sigjmp_buf bus_jmp;

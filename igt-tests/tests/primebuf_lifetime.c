@@ -21,7 +21,7 @@
 #include "primepair.h"
 #include "primepair_vrender.h"
 
-#define TEST_IMPORTER "/sys/kernel/debug/primebuf/test_importer"
+#define TEST_IMPORTER "/sys/kernel/debug/primebuf_selftest/test_importer"
 
 static int test_importer(const char *fmt, int fd)
 {

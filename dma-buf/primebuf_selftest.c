@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * primebuf - a test importer in debugfs
+ * primebuf_selftest - what the test suite needs of primebuf and no user
+ * does, in a module of its own that is built with the others but never
+ * installed: a test importer and the fault injection knobs.
  *
- * /sys/kernel/debug/primebuf/test_importer is a DMA device of its own
- * that root can point at any dma-buf fd, for what userspace cannot do
+ * /sys/kernel/debug/primebuf_selftest/test_importer is a DMA device of its
+ * own that root can point at any dma-buf fd, for what userspace cannot do
  * through a driver: hold a mapping for as long as a test needs, and time
  * map/unmap cycles without a job around them.
  *
@@ -14,15 +16,18 @@
  *   cat test_importer                  state and the last bench figures
  *
  * Fault injection: writing N to fail_alloc, fail_attach, fail_map or
- * fail_vmap makes the next N backing allocations, attaches, device maps
- * of primebuf buffers, or vmaps of primebuf GEM objects (own buffers and
- * imports, through their driver) fail with -ENOMEM, as if memory ran out.
+ * fail_vmap (same folder) makes the next N backing allocations,
+ * attaches, device maps of primebuf buffers, or vmaps of primebuf GEM
+ * objects (own buffers and imports, through their driver) fail with
+ * -ENOMEM, as if memory ran out.  primebuf itself only keeps the
+ * counters its injection points consume.
  */
 
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -44,9 +49,6 @@ static struct {
 	unsigned long bench_iterations;
 } primebuf_test;
 
-/* Failures still to inject; decremented as they are used. */
-static atomic_t primebuf_fail[PRIMEBUF_FAIL_COUNT];
-
 static const char * const primebuf_fail_names[PRIMEBUF_FAIL_COUNT] = {
 	[PRIMEBUF_FAIL_ALLOC] = "fail_alloc",
 	[PRIMEBUF_FAIL_ATTACH] = "fail_attach",
@@ -54,16 +56,7 @@ static const char * const primebuf_fail_names[PRIMEBUF_FAIL_COUNT] = {
 	[PRIMEBUF_FAIL_VMAP] = "fail_vmap",
 };
 
-/**
- * primebuf_inject_failure - should this operation fail on purpose?
- * @what: which kind of operation
- *
- * Return: true if a failure was requested through debugfs and is due now.
- */
-bool primebuf_inject_failure(enum primebuf_fail what)
-{
-	return atomic_dec_if_positive(&primebuf_fail[what]) >= 0;
-}
+static struct dentry *primebuf_selftest_dir;
 
 static void primebuf_test_release_locked(void)
 {
@@ -230,12 +223,13 @@ static const struct file_operations primebuf_test_fops = {
 	.release = single_release,
 };
 
-int primebuf_test_init(struct dentry *dir)
+static int __init primebuf_selftest_init(void)
 {
 	struct platform_device *pdev;
 	int ret, i;
 
-	pdev = platform_device_register_simple("primebuf-test", -1, NULL, 0);
+	pdev = platform_device_register_simple("primebuf-selftest", -1, NULL,
+					       0);
 	if (IS_ERR(pdev))
 		return PTR_ERR(pdev);
 	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
@@ -244,18 +238,35 @@ int primebuf_test_init(struct dentry *dir)
 		return ret;
 	}
 	primebuf_test.pdev = pdev;
-	debugfs_create_file("test_importer", 0600, dir, NULL,
+
+	primebuf_selftest_dir = debugfs_create_dir("primebuf_selftest", NULL);
+	debugfs_create_file("test_importer", 0600, primebuf_selftest_dir, NULL,
 			    &primebuf_test_fops);
 	for (i = 0; i < PRIMEBUF_FAIL_COUNT; i++)
-		debugfs_create_atomic_t(primebuf_fail_names[i], 0600, dir,
-					&primebuf_fail[i]);
+		debugfs_create_atomic_t(primebuf_fail_names[i], 0600,
+					primebuf_selftest_dir,
+					primebuf_fail_counter(i));
 	return 0;
 }
 
-void primebuf_test_exit(void)
+static void __exit primebuf_selftest_exit(void)
 {
+	int i;
+
+	debugfs_remove_recursive(primebuf_selftest_dir);
+	/* Disarm what a test left, so the next load starts clean. */
+	for (i = 0; i < PRIMEBUF_FAIL_COUNT; i++)
+		atomic_set(primebuf_fail_counter(i), 0);
 	mutex_lock(&primebuf_test_lock);
 	primebuf_test_release_locked();
 	mutex_unlock(&primebuf_test_lock);
 	platform_device_unregister(primebuf_test.pdev);
 }
+
+module_init(primebuf_selftest_init);
+module_exit(primebuf_selftest_exit);
+
+MODULE_DESCRIPTION("primebuf test importer and fault injection, for the test suite only");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(PRIMEBUF);
