@@ -2,7 +2,8 @@
 /*
  * fuzz_ioctls - random and structured arguments to every ioctl we own or
  * route: vrender's uapi, PRIME, dumb buffers, dma-buf fd ioctls, mmap
- * offsets, across open/close and fork
+ * offsets, protections and flags, vdisplay mode timings, across
+ * open/close and fork
  *
  * Bounded in time; the seed is printed so a run can be repeated:
  *
@@ -31,6 +32,7 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_kms.h"
 #include "primepair_vrender.h"
 
 #define POOL 16
@@ -41,8 +43,12 @@ struct fuzz {
 	uint32_t handles[POOL];		/* vrender handles, some stale */
 	uint32_t dumbs[POOL];		/* vdisplay handles, some stale */
 	int fds[POOL];			/* dma-bufs, sync files, junk, closed */
+	uint32_t crtc, connector;	/* vdisplay's first output */
+	uint32_t mode_id_prop, active_prop, crtc_id_prop;
+	drmModeModeInfo base_mode;	/* its preferred mode */
 	uint8_t scratch[4096] __attribute__((aligned(64)));
 	unsigned long ops, errors;
+	unsigned long modes_on;		/* fuzzed modes a CRTC ran */
 };
 
 static sigjmp_buf fault_jmp;
@@ -297,9 +303,13 @@ static void op_mmap(struct fuzz *f)
 		.handle = handle(f, f->handles),
 		.pad = pick(f, 16) ? 0 : value(f),
 	};
+	static const int prots[] = {
+		PROT_READ, PROT_READ | PROT_WRITE, PROT_WRITE, PROT_NONE,
+		PROT_READ | PROT_EXEC,
+	};
 	size_t len = (pick(f, 4) + 1) * 4096;
+	int fd, prot, flags;
 	off_t off;
-	int fd;
 	void *p;
 
 	if (pick(f, 2)) {
@@ -311,15 +321,74 @@ static void op_mmap(struct fuzz *f)
 		fd = fd_of(f);
 		off = pick(f, 4) ? 0 : value(f) * 4096;
 	}
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	/* Private (copy-on-write) mappings and every protection too */
+	prot = prots[pick(f, sizeof(prots) / sizeof(prots[0]))];
+	flags = pick(f, 4) ? MAP_SHARED : MAP_PRIVATE;
+	p = mmap(NULL, len, prot, flags, fd, off);
 	if (p == MAP_FAILED)
 		return;
 	if (!sigsetjmp(fault_jmp, 1)) {
 		volatile uint8_t *b = p;
+		size_t at = pick(f, len);
 
-		b[pick(f, len)] ^= 0x5a;
+		if (prot & PROT_WRITE)
+			b[at] ^= 0x5a;
+		else if (prot & PROT_READ)
+			(void)b[at];
 	}
 	munmap(p, len);
+}
+
+/*
+ * A mode with one to three timing fields replaced by edge or random
+ * values, committed TEST_ONLY or for real (no plane needed) and then
+ * switched off: whatever vdisplay accepts, its vblank timer must run.
+ */
+static void op_mode(struct fuzz *f)
+{
+	drmModeModeInfo m = f->base_mode;
+	uint16_t *u16s[] = {
+		&m.hdisplay, &m.hsync_start, &m.hsync_end, &m.htotal, &m.hskew,
+		&m.vdisplay, &m.vsync_start, &m.vsync_end, &m.vtotal, &m.vscan,
+	};
+	drmModeAtomicReqPtr req;
+	uint32_t blob, flags;
+	int n = pick(f, 3) + 1;
+
+	if (!f->crtc)
+		return;
+	while (n--) {
+		uint32_t which = pick(f, 12);
+
+		if (which < 10)
+			*u16s[which] = value(f);
+		else if (which == 10)
+			m.clock = value(f);
+		else
+			m.flags = pick(f, 2) ? value(f) : 1u << pick(f, 14);
+	}
+	if (drmModeCreatePropertyBlob(f->display, &m, sizeof(m), &blob))
+		return;
+	req = drmModeAtomicAlloc();
+	drmModeAtomicAddProperty(req, f->crtc, f->mode_id_prop, blob);
+	drmModeAtomicAddProperty(req, f->crtc, f->active_prop, 1);
+	drmModeAtomicAddProperty(req, f->connector, f->crtc_id_prop, f->crtc);
+	flags = DRM_MODE_ATOMIC_ALLOW_MODESET |
+		(pick(f, 4) ? DRM_MODE_ATOMIC_TEST_ONLY : 0);
+	if (!drmModeAtomicCommit(f->display, req, flags, NULL) &&
+	    !(flags & DRM_MODE_ATOMIC_TEST_ONLY)) {
+		f->modes_on++;
+		drmModeAtomicFree(req);
+		req = drmModeAtomicAlloc();
+		drmModeAtomicAddProperty(req, f->crtc, f->mode_id_prop, 0);
+		drmModeAtomicAddProperty(req, f->crtc, f->active_prop, 0);
+		drmModeAtomicAddProperty(req, f->connector, f->crtc_id_prop, 0);
+		igt_assert_eq(drmModeAtomicCommit(f->display, req,
+						  DRM_MODE_ATOMIC_ALLOW_MODESET,
+						  NULL), 0);
+	}
+	drmModeAtomicFree(req);
+	drmModeDestroyPropertyBlob(f->display, blob);
 }
 
 static void op_close(struct fuzz *f)
@@ -354,12 +423,38 @@ static void op_fork(struct fuzz *f)
 	}
 }
 
+/* vdisplay's first CRTC and connector, for op_mode (0 if not master) */
+static void find_output(struct fuzz *f)
+{
+	drmModeResPtr res;
+	drmModeConnectorPtr c;
+
+	if (drmSetClientCap(f->display, DRM_CLIENT_CAP_ATOMIC, 1) ||
+	    !drmIsMaster(f->display))
+		return;
+	res = drmModeGetResources(f->display);
+	igt_assert(res && res->count_crtcs && res->count_connectors);
+	c = drmModeGetConnector(f->display, res->connectors[0]);
+	igt_assert(c && c->count_modes);
+	f->base_mode = c->modes[0];
+	f->crtc = res->crtcs[0];
+	f->connector = c->connector_id;
+	f->mode_id_prop = primepair_prop_id(f->display, f->crtc,
+					    DRM_MODE_OBJECT_CRTC, "MODE_ID");
+	f->active_prop = primepair_prop_id(f->display, f->crtc,
+					   DRM_MODE_OBJECT_CRTC, "ACTIVE");
+	f->crtc_id_prop = primepair_prop_id(f->display, f->connector,
+					    DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
+	drmModeFreeConnector(c);
+	drmModeFreeResources(res);
+}
+
 static void fuzz_one(struct fuzz *f)
 {
 	static void (* const ops[])(struct fuzz *) = {
 		op_bo_create, op_bo_create, op_submit, op_submit, op_submit,
 		op_info, op_prime, op_prime, op_dumb, op_dmabuf, op_mmap,
-		op_close,
+		op_mmap, op_close, op_mode,
 	};
 
 	errno = 0;
@@ -391,6 +486,7 @@ igt_main
 		f.rng = seed * 2 + 1;
 		f.render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 		f.display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+		find_output(&f);
 		for (int i = 0; i < POOL; i++)
 			f.fds[i] = i % 3 ? -1 : open("/dev/null", O_RDONLY);
 		signal(SIGBUS, on_fault);
@@ -408,8 +504,8 @@ igt_main
 			clock_gettime(CLOCK_MONOTONIC, &t);
 		} while (t.tv_sec - t0.tv_sec +
 			 (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
-		igt_info("%lu operations, %lu failed with an errno\n", f.ops,
-			 f.errors);
+		igt_info("%lu operations, %lu failed with an errno, %lu fuzzed modes ran\n",
+			 f.ops, f.errors, f.modes_on);
 
 		signal(SIGBUS, SIG_DFL);
 		signal(SIGSEGV, SIG_DFL);
