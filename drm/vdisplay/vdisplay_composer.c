@@ -50,40 +50,6 @@ static inline u32 vdisplay_div255(u32 v)
 	return (v + 128 + ((v + 128) >> 8)) >> 8;
 }
 
-/* One pixel of @format as ARGB8888; formats without alpha read opaque. */
-static u32 vdisplay_read_pixel(const void *p, u32 format)
-{
-	u32 v, r, g, b;
-
-	switch (format) {
-	case DRM_FORMAT_XRGB8888:
-		return *(const u32 *)p | 0xff000000;
-	case DRM_FORMAT_ARGB8888:
-		return *(const u32 *)p;
-	case DRM_FORMAT_XBGR8888:
-	case DRM_FORMAT_ABGR8888:
-		v = *(const u32 *)p;
-		v = (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >> 16) & 0xff);
-		return format == DRM_FORMAT_XBGR8888 ? v | 0xff000000 : v;
-	case DRM_FORMAT_XRGB2101010:
-		/* The blender is 8 bits wide: keep each channel's top bits. */
-		v = *(const u32 *)p;
-		return 0xff000000 | ((v >> 22) & 0xff) << 16 |
-			((v >> 12) & 0xff) << 8 | ((v >> 2) & 0xff);
-	case DRM_FORMAT_RGB565:
-		v = *(const u16 *)p;
-		r = (v >> 11) & 0x1f;
-		g = (v >> 5) & 0x3f;
-		b = v & 0x1f;
-		r = (r << 3) | (r >> 2);
-		g = (g << 2) | (g >> 4);
-		b = (b << 3) | (b >> 2);
-		return 0xff000000 | (r << 16) | (g << 8) | b;
-	default:
-		return 0xff000000;
-	}
-}
-
 /*
  * Blend @src over @dst.  Plane alpha @pa and pixel alpha are 8 bits:
  * none: src * pa + dst * (1 - pa), the pixel's alpha ignored;
@@ -110,47 +76,46 @@ static u32 vdisplay_blend_pixel(u32 dst, u32 src, u32 pa, u16 mode)
 }
 
 /*
- * An XRGB8888 plane, or an ARGB8888 one whose pixel alpha is ignored, at
- * full plane alpha replaces what is below it: each pixel is its own
- * bytes, made opaque.
+ * A plane of a format without alpha, at full plane alpha, replaces what
+ * is below it: its reader's opaque pixels go straight into the image.
  */
 static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
 {
-	return l->alpha >> 8 == 255 &&
-	       (l->format == DRM_FORMAT_XRGB8888 ||
-		(l->format == DRM_FORMAT_ARGB8888 &&
-		 l->blend == DRM_MODE_BLEND_PIXEL_NONE));
+	return l->alpha >> 8 == 255 && !l->fmt->has_alpha;
 }
 
-static void vdisplay_blend_layer(u32 *image, u32 width,
+/*
+ * Each row of the layer is converted by its format's reader into @line,
+ * then blended; an opaque layer's reader writes straight into the image.
+ */
+static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
 				 const struct vdisplay_layer *l)
 {
-	u32 cpp = l->format == DRM_FORMAT_RGB565 ? 2 : 4;
+	unsigned int n = drm_rect_width(&l->dst);
 	bool copy = vdisplay_layer_is_copy(l);
 	u32 pa = l->alpha >> 8;
-	int x, y;
+	unsigned int i;
+	int y;
 
 	for (y = l->dst.y1; y < l->dst.y2; y++) {
 		const u8 *src = (const u8 *)l->vaddr +
 			(size_t)(l->src.y1 + y - l->dst.y1) * l->pitch +
-			(size_t)l->src.x1 * cpp;
-		u32 *row = image + (size_t)y * width;
+			(size_t)l->src.x1 * l->fmt->cpp;
+		u32 *row = image + (size_t)y * width + l->dst.x1;
 
 		if (copy) {
-			const u32 *s = (const u32 *)src;
-
-			for (x = l->dst.x1; x < l->dst.x2; x++)
-				row[x] = *s++ | 0xff000000;
+			l->fmt->read_row(row, src, n);
 			continue;
 		}
-		for (x = l->dst.x1; x < l->dst.x2; x++, src += cpp) {
-			u32 px = vdisplay_read_pixel(src, l->format);
+		l->fmt->read_row(line, src, n);
+		for (i = 0; i < n; i++) {
+			u32 px = line[i];
 
 			if (pa == 255 && (l->blend == DRM_MODE_BLEND_PIXEL_NONE ||
 					  px >> 24 == 255))
-				row[x] = px | 0xff000000;
+				row[i] = px | 0xff000000;
 			else
-				row[x] = vdisplay_blend_pixel(row[x], px, pa,
+				row[i] = vdisplay_blend_pixel(row[i], px, pa,
 							      l->blend);
 		}
 	}
@@ -186,29 +151,10 @@ static void vdisplay_compose(struct vdisplay_output *out)
 		for (i = 0; i < npixels; i++)
 			out->image[i] = 0xff000000;
 	for (i = 0; i < f->nlayers; i++)
-		vdisplay_blend_layer(out->image, f->width, &f->layers[i]);
+		vdisplay_blend_layer(out->image, f->width, out->image + npixels,
+				     &f->layers[i]);
 	if (f->gamma_on)
 		vdisplay_apply_gamma(out->image, npixels, f);
-}
-
-/* An 8-bit channel widened to 10 bits, its top bits repeated below. */
-static inline u32 vdisplay_widen8to10(u32 c)
-{
-	return c << 2 | c >> 6;
-}
-
-static void vdisplay_write_row_2101010(u32 *dst, const u32 *src, u32 width)
-{
-	u32 x;
-
-	for (x = 0; x < width; x++) {
-		u32 px = src[x];
-
-		dst[x] = 0xc0000000 |
-			vdisplay_widen8to10((px >> 16) & 0xff) << 20 |
-			vdisplay_widen8to10((px >> 8) & 0xff) << 10 |
-			vdisplay_widen8to10(px & 0xff);
-	}
 }
 
 static void vdisplay_write_back(struct vdisplay_output *out,
@@ -220,20 +166,17 @@ static void vdisplay_write_back(struct vdisplay_output *out,
 	lockdep_assert_held(&out->compose_lock);
 
 	for (y = 0; y < f->height; y++) {
-		u32 *dst = (u32 *)((u8 *)t->vaddr + (size_t)y * t->pitch);
+		void *dst = (u8 *)t->vaddr + (size_t)y * t->pitch;
 		const u32 *src = out->image + (size_t)y * f->width;
 
-		/* The 8888 formats store the image's bytes, alpha 0xff. */
-		if (t->format == DRM_FORMAT_XRGB2101010)
-			vdisplay_write_row_2101010(dst, src, f->width);
-		else
-			memcpy(dst, src, f->width * 4);
+		t->fmt->write_row(dst, src, f->width);
 	}
 }
 
+/* The image, and one line more for the row readers. */
 static bool vdisplay_image_reserve(struct vdisplay_output *out)
 {
-	size_t size = (size_t)out->frame.width * out->frame.height * 4;
+	size_t size = (size_t)out->frame.width * (out->frame.height + 1) * 4;
 
 	lockdep_assert_held(&out->compose_lock);
 
@@ -375,7 +318,7 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(state);
 
 	l->vaddr = vs->data[0].vaddr;
-	l->format = state->fb->format->format;
+	l->fmt = vdisplay_format_find(state->fb->format->format);
 	l->pitch = state->fb->pitches[0];
 	l->src.x1 = state->src.x1 >> 16;
 	l->src.y1 = state->src.y1 >> 16;

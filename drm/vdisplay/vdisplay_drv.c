@@ -109,7 +109,7 @@ static struct drm_framebuffer *
 vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
 		   const struct drm_mode_fb_cmd2 *cmd)
 {
-	if (!vdisplay_format_supported(cmd->pixel_format))
+	if (!vdisplay_format_find(cmd->pixel_format))
 		return ERR_PTR(-EINVAL);
 	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
 	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)

@@ -81,10 +81,38 @@ struct vdisplay_plane_state {
 	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
 };
 
+/* Most formats a plane or the writeback connector offers */
+#define VDISPLAY_MAX_FORMATS	32
+
+/**
+ * struct vdisplay_format - a format planes scan out
+ * @fourcc: DRM fourcc
+ * @cpp: bytes per pixel
+ * @has_alpha: pixels carry an alpha channel
+ * @read_row: convert @n pixels at @src to ARGB8888 at @dst (opaque for
+ *	formats without alpha)
+ */
+struct vdisplay_format {
+	u32 fourcc;
+	u8 cpp;
+	bool has_alpha;
+	void (*read_row)(u32 *dst, const void *src, unsigned int n);
+};
+
+/**
+ * struct vdisplay_wb_format - a format the writeback connector writes
+ * @fourcc: DRM fourcc
+ * @write_row: convert @n XRGB8888 pixels at @src to the format at @dst
+ */
+struct vdisplay_wb_format {
+	u32 fourcc;
+	void (*write_row)(void *dst, const u32 *src, unsigned int n);
+};
+
 /**
  * struct vdisplay_layer - what the composer needs of one visible plane
  * @vaddr: first byte of the framebuffer's pixel data
- * @format: DRM fourcc of the framebuffer
+ * @fmt: the framebuffer's format
  * @pitch: bytes per framebuffer line
  * @src: source rectangle in framebuffer pixels (no scaling: same size as @dst)
  * @dst: destination rectangle on the CRTC, clipped to it
@@ -93,7 +121,7 @@ struct vdisplay_plane_state {
  */
 struct vdisplay_layer {
 	const void *vaddr;
-	u32 format;
+	const struct vdisplay_format *fmt;
 	u32 pitch;
 	struct drm_rect src;
 	struct drm_rect dst;
@@ -106,7 +134,7 @@ struct vdisplay_layer {
  * a frame
  * @node: entry in &vdisplay_output.wb_pending
  * @vaddr: its mapping (kept by the writeback job until cleanup)
- * @format: DRM fourcc, one of the writeback connector's formats
+ * @fmt: its format, one of the writeback connector's
  * @pitch: bytes per line
  * @width: framebuffer width in pixels
  * @height: framebuffer height in pixels
@@ -119,7 +147,7 @@ struct vdisplay_layer {
 struct vdisplay_wb_target {
 	struct list_head node;
 	void *vaddr;
-	u32 format;
+	const struct vdisplay_wb_format *fmt;
 	u32 pitch;
 	u32 width;
 	u32 height;
@@ -176,7 +204,8 @@ struct vdisplay_frame {
  * @wb_pending: writeback targets in the order their jobs were queued on
  *	@wb (DRM core signals the oldest job first); only the worker
  *	completes them, so the two queues stay in step
- * @image: the composed frame, XRGB8888, @frame.width x @frame.height
+ * @image: the composed frame, XRGB8888, @frame.width x @frame.height,
+ *	followed by one line of scratch for the row readers
  * @image_size: bytes allocated at @image
  */
 struct vdisplay_output {
@@ -259,7 +288,12 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 					unsigned int index,
 					enum drm_plane_type type,
 					unsigned int zpos);
-bool vdisplay_format_supported(u32 format);
+
+/* Pixel formats */
+const struct vdisplay_format *vdisplay_format_find(u32 fourcc);
+unsigned int vdisplay_format_list(u32 *list);
+const struct vdisplay_wb_format *vdisplay_wb_format_find(u32 fourcc);
+unsigned int vdisplay_wb_format_list(u32 *list);
 bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state);
 
 /* Encoder, connector and hotplug */

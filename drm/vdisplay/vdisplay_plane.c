@@ -25,15 +25,6 @@
 
 #include "vdisplay_drv.h"
 
-static const u32 vdisplay_formats[] = {
-	DRM_FORMAT_XRGB8888,
-	DRM_FORMAT_ARGB8888,
-	DRM_FORMAT_XBGR8888,
-	DRM_FORMAT_ABGR8888,
-	DRM_FORMAT_RGB565,
-	DRM_FORMAT_XRGB2101010,
-};
-
 /*
  * Scanout reads memory linearly.  The list ends at DRM_FORMAT_MOD_INVALID,
  * which the core takes as its terminator, not as a modifier.
@@ -42,16 +33,6 @@ static const u64 vdisplay_modifiers[] = {
 	DRM_FORMAT_MOD_LINEAR,
 	DRM_FORMAT_MOD_INVALID,
 };
-
-bool vdisplay_format_supported(u32 format)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(vdisplay_formats); i++)
-		if (vdisplay_formats[i] == format)
-			return true;
-	return false;
-}
 
 static void vdisplay_plane_reset(struct drm_plane *plane)
 {
@@ -418,13 +399,16 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 					enum drm_plane_type type,
 					unsigned int zpos)
 {
+	u32 formats[VDISPLAY_MAX_FORMATS];
 	struct drm_plane *plane;
+	unsigned int nformats;
 	int ret;
 
+	/* The core copies the list. */
+	nformats = vdisplay_format_list(formats);
 	plane = __drmm_universal_plane_alloc(&vd->drm, sizeof(*plane), 0,
 					     BIT(index), &vdisplay_plane_funcs,
-					     vdisplay_formats,
-					     ARRAY_SIZE(vdisplay_formats),
+					     formats, nformats,
 					     vdisplay_modifiers, type, NULL);
 	if (IS_ERR(plane))
 		return plane;

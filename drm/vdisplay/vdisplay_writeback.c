@@ -21,12 +21,6 @@
 
 #include "vdisplay_drv.h"
 
-static const u32 vdisplay_wb_formats[] = {
-	DRM_FORMAT_XRGB8888,
-	DRM_FORMAT_ARGB8888,
-	DRM_FORMAT_XRGB2101010,
-};
-
 /**
  * struct vdisplay_wb_map - mapping of a writeback job's framebuffer
  * @map: the GEM objects' mappings
@@ -44,7 +38,6 @@ static int vdisplay_wb_encoder_atomic_check(struct drm_encoder *encoder,
 					    struct drm_connector_state *conn_state)
 {
 	struct drm_framebuffer *fb;
-	unsigned int i;
 
 	if (!conn_state->writeback_job || !conn_state->writeback_job->fb)
 		return 0;
@@ -58,9 +51,8 @@ static int vdisplay_wb_encoder_atomic_check(struct drm_encoder *encoder,
 		return -EINVAL;
 	}
 
-	for (i = 0; i < ARRAY_SIZE(vdisplay_wb_formats); i++)
-		if (fb->format->format == vdisplay_wb_formats[i])
-			return 0;
+	if (vdisplay_wb_format_find(fb->format->format))
+		return 0;
 	drm_dbg_kms(encoder->dev, "writeback fb format %p4cc not supported\n",
 		    &fb->format->format);
 	return -EINVAL;
@@ -128,7 +120,7 @@ static void vdisplay_wb_atomic_commit(struct drm_connector *connector,
 	m = job->priv;
 	target = &m->target;
 	target->vaddr = m->data[0].vaddr;
-	target->format = job->fb->format->format;
+	target->fmt = vdisplay_wb_format_find(job->fb->format->format);
 	target->pitch = job->fb->pitches[0];
 	target->width = job->fb->width;
 	target->height = job->fb->height;
@@ -159,13 +151,16 @@ static const struct drm_connector_funcs vdisplay_wb_connector_funcs = {
 int vdisplay_writeback_init(struct vdisplay_device *vd,
 			    struct vdisplay_output *out)
 {
+	u32 formats[VDISPLAY_MAX_FORMATS];
+	unsigned int nformats = vdisplay_wb_format_list(formats);
+
 	drm_connector_helper_add(&out->wb.base,
 				 &vdisplay_wb_connector_helper_funcs);
 
+	/* The core keeps the list in a property blob: a copy. */
 	return drm_writeback_connector_init(&vd->drm, &out->wb,
 					    &vdisplay_wb_connector_funcs,
 					    &vdisplay_wb_encoder_helper_funcs,
-					    vdisplay_wb_formats,
-					    ARRAY_SIZE(vdisplay_wb_formats),
+					    formats, nformats,
 					    drm_crtc_mask(&out->crtc));
 }

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdisplay - pixel formats
+ *
+ * Every format the planes scan out has one row reader, which turns a run
+ * of its pixels into the composer's ARGB8888, and every writeback format
+ * one row writer, which turns the composed XRGB8888 image back.  Both are
+ * looked up once per plane or writeback job when a commit hands its state
+ * to the composer, never per pixel, so a new format is a reader (or a
+ * writer) and a line in a table here.
+ *
+ * The blender is 8 bits per channel: wider channels keep their top bits
+ * on the way in, narrower ones are widened by repeating their top bits
+ * below, so full scale stays full scale.  Formats without alpha read
+ * opaque.
+ */
+
+#include <linux/kernel.h>
+
+#include <drm/drm_fourcc.h>
+
+#include "vdisplay_drv.h"
+
+/* A channel of @bits bits (at most 8) widened to 8 bits. */
+static inline u32 vdisplay_widen(u32 c, unsigned int bits)
+{
+	return (c << (8 - bits)) | (c >> (2 * bits - 8));
+}
+
+/* ----------------------------------------------------------------------
+ * Row readers
+ */
+
+static void vdisplay_read_xrgb8888(u32 *dst, const void *src, unsigned int n)
+{
+	const u32 *s = src;
+
+	while (n--)
+		*dst++ = *s++ | 0xff000000;
+}
+
+static void vdisplay_read_argb8888(u32 *dst, const void *src, unsigned int n)
+{
+	memcpy(dst, src, n * sizeof(*dst));
+}
+
+/* Red and blue swapped, alpha and green in place */
+static inline u32 vdisplay_swap_rb(u32 v)
+{
+	return (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >> 16) & 0xff);
+}
+
+static void vdisplay_read_xbgr8888(u32 *dst, const void *src, unsigned int n)
+{
+	const u32 *s = src;
+
+	while (n--)
+		*dst++ = vdisplay_swap_rb(*s++) | 0xff000000;
+}
+
+static void vdisplay_read_abgr8888(u32 *dst, const void *src, unsigned int n)
+{
+	const u32 *s = src;
+
+	while (n--)
+		*dst++ = vdisplay_swap_rb(*s++);
+}
+
+static void vdisplay_read_xrgb2101010(u32 *dst, const void *src,
+				      unsigned int n)
+{
+	const u32 *s = src;
+
+	while (n--) {
+		u32 v = *s++;
+
+		*dst++ = 0xff000000 | ((v >> 22) & 0xff) << 16 |
+			 ((v >> 12) & 0xff) << 8 | ((v >> 2) & 0xff);
+	}
+}
+
+static void vdisplay_read_rgb565(u32 *dst, const void *src, unsigned int n)
+{
+	const u16 *s = src;
+
+	while (n--) {
+		u32 v = *s++;
+
+		*dst++ = 0xff000000 |
+			 vdisplay_widen((v >> 11) & 0x1f, 5) << 16 |
+			 vdisplay_widen((v >> 5) & 0x3f, 6) << 8 |
+			 vdisplay_widen(v & 0x1f, 5);
+	}
+}
+
+static const struct vdisplay_format vdisplay_plane_formats[] = {
+	{ DRM_FORMAT_XRGB8888, 4, false, vdisplay_read_xrgb8888 },
+	{ DRM_FORMAT_ARGB8888, 4, true, vdisplay_read_argb8888 },
+	{ DRM_FORMAT_XBGR8888, 4, false, vdisplay_read_xbgr8888 },
+	{ DRM_FORMAT_ABGR8888, 4, true, vdisplay_read_abgr8888 },
+	{ DRM_FORMAT_RGB565, 2, false, vdisplay_read_rgb565 },
+	{ DRM_FORMAT_XRGB2101010, 4, false, vdisplay_read_xrgb2101010 },
+};
+
+/**
+ * vdisplay_format_find() - the reader of a plane format
+ * @fourcc: DRM fourcc
+ *
+ * Return: the format's entry, or NULL if no plane scans it out.
+ */
+const struct vdisplay_format *vdisplay_format_find(u32 fourcc)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vdisplay_plane_formats); i++)
+		if (vdisplay_plane_formats[i].fourcc == fourcc)
+			return &vdisplay_plane_formats[i];
+	return NULL;
+}
+
+/**
+ * vdisplay_format_list() - the fourccs every plane offers
+ * @list: an array of at least VDISPLAY_MAX_FORMATS entries to fill
+ *
+ * Return: the number of entries filled.
+ */
+unsigned int vdisplay_format_list(u32 *list)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(vdisplay_plane_formats) > VDISPLAY_MAX_FORMATS);
+	for (i = 0; i < ARRAY_SIZE(vdisplay_plane_formats); i++)
+		list[i] = vdisplay_plane_formats[i].fourcc;
+	return i;
+}
+
+/* ----------------------------------------------------------------------
+ * Row writers, for writeback
+ */
+
+/* An 8-bit channel widened to 10 bits: 0xff gives 0x3ff. */
+static inline u32 vdisplay_widen8to10(u32 c)
+{
+	return c << 2 | c >> 6;
+}
+
+static void vdisplay_write_8888(void *dst, const u32 *src, unsigned int n)
+{
+	/* The image's bytes, its unused byte 0xff: opaque for ARGB8888. */
+	memcpy(dst, src, n * sizeof(*src));
+}
+
+static void vdisplay_write_2101010(void *dst, const u32 *src, unsigned int n)
+{
+	u32 *d = dst;
+
+	while (n--) {
+		u32 px = *src++;
+
+		*d++ = 0xc0000000 |
+		       vdisplay_widen8to10((px >> 16) & 0xff) << 20 |
+		       vdisplay_widen8to10((px >> 8) & 0xff) << 10 |
+		       vdisplay_widen8to10(px & 0xff);
+	}
+}
+
+static const struct vdisplay_wb_format vdisplay_wb_formats[] = {
+	{ DRM_FORMAT_XRGB8888, vdisplay_write_8888 },
+	{ DRM_FORMAT_ARGB8888, vdisplay_write_8888 },
+	{ DRM_FORMAT_XRGB2101010, vdisplay_write_2101010 },
+};
+
+/**
+ * vdisplay_wb_format_find() - the writer of a writeback format
+ * @fourcc: DRM fourcc
+ *
+ * Return: the format's entry, or NULL if writeback does not write it.
+ */
+const struct vdisplay_wb_format *vdisplay_wb_format_find(u32 fourcc)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vdisplay_wb_formats); i++)
+		if (vdisplay_wb_formats[i].fourcc == fourcc)
+			return &vdisplay_wb_formats[i];
+	return NULL;
+}
+
+/**
+ * vdisplay_wb_format_list() - the fourccs the writeback connector writes
+ * @list: an array of at least VDISPLAY_MAX_FORMATS entries to fill
+ *
+ * Return: the number of entries filled.
+ */
+unsigned int vdisplay_wb_format_list(u32 *list)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(vdisplay_wb_formats) > VDISPLAY_MAX_FORMATS);
+	for (i = 0; i < ARRAY_SIZE(vdisplay_wb_formats); i++)
+		list[i] = vdisplay_wb_formats[i].fourcc;
+	return i;
+}
