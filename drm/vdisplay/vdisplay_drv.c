@@ -29,6 +29,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/pm.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
@@ -40,9 +41,11 @@
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_modeset_helper.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_vblank.h>
 
+#include <primepair/compat.h>
 #include <primepair/primebuf.h>
 
 #include "vdisplay_drv.h"
@@ -80,7 +83,7 @@ static unsigned int max_height = 1080;
 module_param(max_height, uint, 0444);
 MODULE_PARM_DESC(max_height, "Tallest mode the connectors offer (default 1080)");
 
-static struct vdisplay_device *vdisplay_devices[VDISPLAY_MAX_DEVICES];
+static struct platform_device *vdisplay_devices[VDISPLAY_MAX_DEVICES];
 
 DEFINE_DRM_GEM_FOPS(vdisplay_fops);
 
@@ -320,44 +323,54 @@ static int vdisplay_constraints_init(struct device *dev)
 	return primebuf_register_device(dev, &c);
 }
 
-/*
- * Device @index is platform device "vdisplay.<index>"; all devices share
- * the module parameters, each has its own DRM device, composer queue and
- * DMA constraints, so buffers pass between them only through PRIME, as
- * between two display controllers.
+/* ----------------------------------------------------------------------
+ * The platform driver
+ *
+ * The module creates platform device "vdisplay.<index>" for each device,
+ * with the module parameters as its platform data, and binds them through
+ * a real driver: a device can be unbound and bound again in sysfs
+ * (/sys/bus/platform/drivers/vdisplay/), and it takes part in system
+ * suspend.  All devices share the parameters; each has its own DRM
+ * device, composer queue and DMA constraints, so buffers pass between
+ * them only through PRIME, as between two display controllers.
  */
-static int vdisplay_create(unsigned int index,
-			   const struct vdisplay_config *config)
+
+static void vdisplay_teardown(struct vdisplay_device *vd)
 {
-	struct platform_device *pdev;
+	unsigned int i;
+
+	/*
+	 * Vblank is off everywhere; wait for a timer handler that may still
+	 * run, then nothing queues composer work any more.
+	 */
+	for (i = 0; i < vd->config.outputs; i++)
+		hrtimer_cancel(&vd->outputs[i].vblank_timer);
+	destroy_workqueue(vd->composer_wq);
+	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
+		vdisplay_composer_fini(&vd->outputs[i]);
+	primebuf_unregister_device(&vd->pdev->dev);
+}
+
+static int vdisplay_probe(struct platform_device *pdev)
+{
+	const struct vdisplay_config *config = dev_get_platdata(&pdev->dev);
 	struct vdisplay_device *vd;
 	unsigned int i;
 	int ret;
 
-	pdev = platform_device_register_simple(VDISPLAY_DRIVER_NAME, index,
-					       NULL, 0);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-
-	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
-		ret = -ENOMEM;
-		goto out_unregister_pdev;
-	}
+	if (!config)
+		return -EINVAL;
 
 	vd = devm_drm_dev_alloc(&pdev->dev, &vdisplay_driver,
 				struct vdisplay_device, drm);
-	if (IS_ERR(vd)) {
-		ret = PTR_ERR(vd);
-		goto out_release_group;
-	}
+	if (IS_ERR(vd))
+		return PTR_ERR(vd);
 	vd->pdev = pdev;
 	vd->config = *config;
 
-	vd->composer_wq = alloc_ordered_workqueue("vdisplay.%u", 0, index);
-	if (!vd->composer_wq) {
-		ret = -ENOMEM;
-		goto out_release_group;
-	}
+	vd->composer_wq = alloc_ordered_workqueue("vdisplay.%d", 0, pdev->id);
+	if (!vd->composer_wq)
+		return -ENOMEM;
 
 	ret = vdisplay_constraints_init(&pdev->dev);
 	if (ret)
@@ -371,46 +384,75 @@ static int vdisplay_create(unsigned int index,
 	if (ret)
 		goto out_unregister_constraints;
 
+	platform_set_drvdata(pdev, vd);
 	ret = drm_dev_register(&vd->drm, 0);
 	if (ret)
-		goto out_unregister_constraints;
-
-	vdisplay_devices[index] = vd;
+		goto out_clear_drvdata;
 	return 0;
 
+out_clear_drvdata:
+	platform_set_drvdata(pdev, NULL);
 out_unregister_constraints:
 	primebuf_unregister_device(&pdev->dev);
 out_destroy_wq:
 	destroy_workqueue(vd->composer_wq);
 	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
 		vdisplay_composer_fini(&vd->outputs[i]);
-out_release_group:
-	devres_release_group(&pdev->dev, NULL);
-out_unregister_pdev:
-	platform_device_unregister(pdev);
 	return ret;
 }
 
-static void vdisplay_destroy(struct vdisplay_device *vd)
+/*
+ * Unbinding unplugs the DRM device: open files get -ENODEV from then on,
+ * while their buffers, and the dma-bufs exported from them, live until
+ * their last user lets go (they are system memory, not the device's).
+ */
+static void vdisplay_remove(struct platform_device *pdev)
 {
-	struct platform_device *pdev = vd->pdev;
-	unsigned int i;
+	struct vdisplay_device *vd = platform_get_drvdata(pdev);
 
 	drm_dev_unplug(&vd->drm);
 	drm_atomic_helper_shutdown(&vd->drm);
-	/*
-	 * Vblank is off everywhere; wait for a timer handler that may still
-	 * run, then nothing queues composer work any more.
-	 */
-	for (i = 0; i < vd->config.outputs; i++)
-		hrtimer_cancel(&vd->outputs[i].vblank_timer);
-	destroy_workqueue(vd->composer_wq);
-	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
-		vdisplay_composer_fini(&vd->outputs[i]);
-	primebuf_unregister_device(&pdev->dev);
-	devres_release_group(&pdev->dev, NULL);
-	platform_device_unregister(pdev);
+	vdisplay_teardown(vd);
 }
+
+static void vdisplay_shutdown(struct platform_device *pdev)
+{
+	struct vdisplay_device *vd = platform_get_drvdata(pdev);
+
+	drm_atomic_helper_shutdown(&vd->drm);
+}
+
+/*
+ * Suspend switches the outputs off through an atomic commit, which ends
+ * every vblank timer, composition and writeback; resume commits the saved
+ * state again.  Buffers are system memory and keep their contents.
+ */
+static int vdisplay_pm_suspend(struct device *dev)
+{
+	struct vdisplay_device *vd = dev_get_drvdata(dev);
+
+	return drm_mode_config_helper_suspend(&vd->drm);
+}
+
+static int vdisplay_pm_resume(struct device *dev)
+{
+	struct vdisplay_device *vd = dev_get_drvdata(dev);
+
+	return drm_mode_config_helper_resume(&vd->drm);
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(vdisplay_pm_ops, vdisplay_pm_suspend,
+				vdisplay_pm_resume);
+
+static struct platform_driver vdisplay_platform_driver = {
+	.probe = vdisplay_probe,
+	.primepair_platform_remove = vdisplay_remove,
+	.shutdown = vdisplay_shutdown,
+	.driver = {
+		.name = VDISPLAY_DRIVER_NAME,
+		.pm = pm_sleep_ptr(&vdisplay_pm_ops),
+	},
+};
 
 static void vdisplay_destroy_all(void)
 {
@@ -418,7 +460,7 @@ static void vdisplay_destroy_all(void)
 
 	for (i = VDISPLAY_MAX_DEVICES - 1; i >= 0; i--) {
 		if (vdisplay_devices[i])
-			vdisplay_destroy(vdisplay_devices[i]);
+			platform_device_unregister(vdisplay_devices[i]);
 		vdisplay_devices[i] = NULL;
 	}
 }
@@ -426,6 +468,7 @@ static void vdisplay_destroy_all(void)
 static int __init vdisplay_init(void)
 {
 	struct vdisplay_config config;
+	struct platform_device *pdev;
 	unsigned int i;
 	int ret;
 
@@ -435,19 +478,36 @@ static int __init vdisplay_init(void)
 		return ret;
 	}
 
+	ret = platform_driver_register(&vdisplay_platform_driver);
+	if (ret)
+		return ret;
+
 	for (i = 0; i < devices; i++) {
-		ret = vdisplay_create(i, &config);
-		if (ret) {
-			vdisplay_destroy_all();
-			return ret;
+		/* The driver is registered: the device is probed right here. */
+		pdev = platform_device_register_data(NULL, VDISPLAY_DRIVER_NAME,
+						     i, &config, sizeof(config));
+		if (IS_ERR(pdev)) {
+			ret = PTR_ERR(pdev);
+			goto out_destroy;
+		}
+		vdisplay_devices[i] = pdev;
+		if (!platform_get_drvdata(pdev)) {
+			ret = -ENODEV;
+			goto out_destroy;
 		}
 	}
 	return 0;
+
+out_destroy:
+	vdisplay_destroy_all();
+	platform_driver_unregister(&vdisplay_platform_driver);
+	return ret;
 }
 
 static void __exit vdisplay_exit(void)
 {
 	vdisplay_destroy_all();
+	platform_driver_unregister(&vdisplay_platform_driver);
 }
 
 module_init(vdisplay_init);

@@ -76,4 +76,14 @@ static inline void primepair_assert_resv_held_by_core(struct dma_buf *dmabuf)
 #endif
 }
 
+/*
+ * 6.11 made platform_driver.remove return void; before, the callback that
+ * returns void was .remove_new.  Drivers name the member through this.
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 11)
+#define primepair_platform_remove	remove
+#else
+#define primepair_platform_remove	remove_new
+#endif
+
 #endif /* _PRIMEPAIR_COMPAT_H_ */
