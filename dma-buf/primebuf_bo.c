@@ -548,7 +548,7 @@ unsigned int primebuf_bo_get_segments(struct primebuf_bo *bo,
 	mutex_unlock(&owner->lock);
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_bo_get_segments, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_get_segments, "PRIMEBUF");
 
 /**
  * primebuf_bo_placement() - where a buffer's storage currently is
@@ -566,7 +566,7 @@ enum primebuf_placement primebuf_bo_placement(struct primebuf_bo *bo)
 	mutex_unlock(&bo->lock);
 	return p;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_bo_placement, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_placement, "PRIMEBUF");
 
 /* ----------------------------------------------------------------------
  * Device access by the owning or importing driver
@@ -623,7 +623,7 @@ struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
 	mutex_unlock(&bo->lock);
 	return sgt;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_bo_map, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_map, "PRIMEBUF");
 
 /**
  * primebuf_bo_unmap() - end a use started with primebuf_bo_map()
@@ -646,7 +646,7 @@ void primebuf_bo_unmap(struct primebuf_bo *bo, struct sg_table *sgt,
 	primebuf_attachment_unmap(bo, bo->self);
 	mutex_unlock(&bo->lock);
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_bo_unmap, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_unmap, "PRIMEBUF");
 
 /* ----------------------------------------------------------------------
  * CPU access
@@ -773,7 +773,7 @@ int primebuf_bo_setup_mmap(struct primebuf_bo *bo, struct vm_area_struct *vma)
 	 * anyway, so refuse it here, on every path that leads to it: the DRM
 	 * fd of either driver and the dma-buf fd.
 	 */
-	if (is_cow_mapping(vma->vm_flags))
+	if (vma_is_cow_mapping(vma))
 		return -EINVAL;
 
 	/*
@@ -901,7 +901,7 @@ bool primebuf_is_primebuf_object(struct drm_gem_object *obj)
 {
 	return obj->funcs == &primebuf_gem_funcs;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_is_primebuf_object, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_is_primebuf_object, "PRIMEBUF");
 
 struct primebuf_bo *primebuf_bo_alloc(struct drm_device *dev, size_t size,
 				      struct dma_resv *resv)
@@ -948,7 +948,7 @@ struct primebuf_bo *primebuf_bo_create(struct drm_device *dev, size_t size)
 	atomic_long_inc(&primebuf_stats.buffers);
 	return bo;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_bo_create, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_create, "PRIMEBUF");
 
 /**
  * primebuf_bo_create_with_handle() - create a buffer and a handle to it
@@ -976,7 +976,7 @@ int primebuf_bo_create_with_handle(struct drm_file *file,
 	drm_gem_object_put(&bo->base);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_bo_create_with_handle, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_create_with_handle, "PRIMEBUF");
 
 /**
  * primebuf_dumb_create() - &drm_driver.dumb_create for primebuf drivers
@@ -1009,7 +1009,7 @@ int primebuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 	return primebuf_bo_create_with_handle(file, dev, args->size,
 					      &args->handle);
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_dumb_create, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_dumb_create, "PRIMEBUF");
 
 /**
  * primebuf_dumb_map_offset() - &drm_driver.dumb_map_offset for primebuf
@@ -1041,7 +1041,7 @@ int primebuf_dumb_map_offset(struct drm_file *file, struct drm_device *dev,
 	drm_gem_object_put(obj);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_dumb_map_offset, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_dumb_map_offset, "PRIMEBUF");
 
 /**
  * primebuf_max_size() - largest buffer primebuf creates
@@ -1052,4 +1052,4 @@ u64 primebuf_max_size(void)
 {
 	return (u64)max_size_mb << 20;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_max_size, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_max_size, "PRIMEBUF");

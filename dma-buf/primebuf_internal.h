@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/dcache.h>
+#include <primepair/compat.h>
 #include <primepair/primebuf.h>
 
 /* Statistics, shown in debugfs */

@@ -113,7 +113,7 @@ int primebuf_register_device(struct device *dev,
 	mutex_unlock(&primebuf_devices_lock);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_register_device, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_register_device, "PRIMEBUF");
 
 /**
  * primebuf_unregister_device() - forget a device's declared constraints
@@ -134,7 +134,7 @@ void primebuf_unregister_device(struct device *dev)
 	}
 	mutex_unlock(&primebuf_devices_lock);
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_unregister_device, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_unregister_device, "PRIMEBUF");
 
 void primebuf_device_constraints(struct device *dev,
 				 struct primebuf_constraints *c)
@@ -249,7 +249,7 @@ atomic_t *primebuf_fail_counter(enum primebuf_fail what)
 {
 	return &primebuf_fail[what];
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_fail_counter, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_fail_counter, "PRIMEBUF");
 
 static int __init primebuf_init(void)
 {
@@ -272,4 +272,4 @@ module_exit(primebuf_exit);
 
 MODULE_DESCRIPTION("primepair buffer objects and dma-buf exporter/importer");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS("DMA_BUF");

@@ -283,7 +283,7 @@ struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
 	trace_primebuf_import(bo);
 	return &bo->base;
 }
-EXPORT_SYMBOL_NS_GPL(primebuf_gem_prime_import, PRIMEBUF);
+EXPORT_SYMBOL_NS_GPL(primebuf_gem_prime_import, "PRIMEBUF");
 
 void primebuf_import_release(struct primebuf_bo *bo)
 {

@@ -268,5 +268,5 @@ module_exit(primebuf_selftest_exit);
 
 MODULE_DESCRIPTION("primebuf test importer and fault injection, for the test suite only");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(DMA_BUF);
-MODULE_IMPORT_NS(PRIMEBUF);
+MODULE_IMPORT_NS("DMA_BUF");
+MODULE_IMPORT_NS("PRIMEBUF");

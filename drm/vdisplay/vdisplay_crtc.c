@@ -156,7 +156,7 @@ static void vdisplay_crtc_deliver_event(struct drm_crtc *crtc,
 }
 
 static void vdisplay_crtc_atomic_enable(struct drm_crtc *crtc,
-					struct drm_atomic_state *state)
+					struct drm_atomic_commit *state)
 {
 	drm_crtc_vblank_on(crtc);
 
@@ -187,7 +187,7 @@ static void vdisplay_crtc_wait_frame_end(struct drm_crtc *crtc)
 }
 
 static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
-					 struct drm_atomic_state *state)
+					 struct drm_atomic_commit *state)
 {
 	vdisplay_crtc_wait_frame_end(crtc);
 	drm_crtc_vblank_off(crtc);
@@ -206,7 +206,7 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
  * end of its frame) sends the event at once.
  */
 static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
-				       struct drm_atomic_state *state)
+				       struct drm_atomic_commit *state)
 {
 	struct drm_crtc_state *crtc_state =
 		drm_atomic_get_new_crtc_state(state, crtc);
@@ -225,7 +225,7 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
  * checked already that the blob holds whole struct drm_color_lut entries.
  */
 static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
-				      struct drm_atomic_state *state)
+				      struct drm_atomic_commit *state)
 {
 	struct drm_crtc_state *crtc_state =
 		drm_atomic_get_new_crtc_state(state, crtc);
@@ -272,8 +272,8 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 		return ret;
 	drm_crtc_enable_color_mgmt(&out->crtc, 0, false, VDISPLAY_GAMMA_SIZE);
 
-	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	out->vblank_timer.function = vdisplay_vblank_fire;
+	hrtimer_setup(&out->vblank_timer, vdisplay_vblank_fire, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	spin_lock_init(&out->frame_lock);
 	mutex_init(&out->compose_lock);
 	INIT_LIST_HEAD(&out->wb_pending);

@@ -97,7 +97,7 @@ static const struct drm_driver vdisplay_driver = {
 	.gem_prime_import = primebuf_gem_prime_import,
 	.name = VDISPLAY_DRIVER_NAME,
 	.desc = "Virtual display-only KMS driver",
-	.date = "20261203",
+	PRIMEPAIR_DRIVER_DATE("20261203")
 	.major = 1,
 	.minor = 0,
 };
@@ -110,6 +110,7 @@ static const struct drm_driver vdisplay_driver = {
  */
 static struct drm_framebuffer *
 vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
+		   const struct drm_format_info *info,
 		   const struct drm_mode_fb_cmd2 *cmd)
 {
 	if (!vdisplay_format_find(cmd->pixel_format))
@@ -117,8 +118,10 @@ vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
 	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
 	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)
 		return ERR_PTR(-EINVAL);
-	return drm_gem_fb_create(dev, file, cmd);
+	return primepair_gem_fb_create(dev, file, info, cmd);
 }
+
+PRIMEPAIR_DEFINE_FB_CREATE(vdisplay_fb_create)
 
 /*
  * The helpers' default tail waits for a vblank with a 100 ms timeout that
@@ -128,7 +131,7 @@ vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
  * the composer already reads the new scene from the flush on, so the old
  * framebuffers can be released then.
  */
-static void vdisplay_atomic_commit_tail(struct drm_atomic_state *state)
+static void vdisplay_atomic_commit_tail(struct drm_atomic_commit *state)
 {
 	struct drm_device *dev = state->dev;
 
@@ -150,7 +153,7 @@ static const struct drm_mode_config_helper_funcs vdisplay_mode_config_helpers = 
  * vdisplay_cursor_toggle_async()).
  */
 static int vdisplay_atomic_check(struct drm_device *dev,
-				 struct drm_atomic_state *state)
+				 struct drm_atomic_commit *state)
 {
 	int ret = drm_atomic_helper_check(dev, state);
 
@@ -201,7 +204,7 @@ static enum drm_mode_status vdisplay_mode_valid(struct drm_device *dev,
 }
 
 static const struct drm_mode_config_funcs vdisplay_mode_config_funcs = {
-	.fb_create = vdisplay_fb_create,
+	.fb_create = PRIMEPAIR_FB_CREATE(vdisplay_fb_create),
 	.mode_valid = vdisplay_mode_valid,
 	.atomic_check = vdisplay_atomic_check,
 	.atomic_commit = drm_atomic_helper_commit,
@@ -515,4 +518,4 @@ module_exit(vdisplay_exit);
 
 MODULE_DESCRIPTION("Virtual display-only KMS driver sharing buffers via PRIME");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(PRIMEBUF);
+MODULE_IMPORT_NS("PRIMEBUF");

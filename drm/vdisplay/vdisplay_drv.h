@@ -21,6 +21,8 @@
 #include <drm/drm_rect.h>
 #include <drm/drm_writeback.h>
 
+#include <primepair/compat.h>
+
 #define VDISPLAY_DRIVER_NAME	"vdisplay"
 
 /* Smallest mode and the preferred one */
@@ -294,7 +296,7 @@ const struct vdisplay_format *vdisplay_format_find(u32 fourcc);
 unsigned int vdisplay_format_list(u32 *list);
 const struct vdisplay_wb_format *vdisplay_wb_format_find(u32 fourcc);
 unsigned int vdisplay_wb_format_list(u32 *list);
-bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state);
+bool vdisplay_cursor_toggle_async(struct drm_atomic_commit *state);
 
 /* Encoder, connector and hotplug */
 int vdisplay_output_init(struct vdisplay_device *vd,

@@ -82,7 +82,7 @@ static const struct drm_plane_funcs vdisplay_plane_funcs = {
 };
 
 static int vdisplay_plane_atomic_check(struct drm_plane *plane,
-				       struct drm_atomic_state *state)
+				       struct drm_atomic_commit *state)
 {
 	struct drm_plane_state *new_state =
 		drm_atomic_get_new_plane_state(state, plane);
@@ -103,7 +103,7 @@ static int vdisplay_plane_atomic_check(struct drm_plane *plane,
 }
 
 static void vdisplay_plane_atomic_update(struct drm_plane *plane,
-					 struct drm_atomic_state *state)
+					 struct drm_atomic_commit *state)
 {
 	/*
 	 * Nothing to program: the CRTC's flush hands the new scene to the
@@ -210,21 +210,25 @@ static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
  * takes a new position or image at any time.  The helpers send a cursor
  * that stays shown this way (a move, a new image); showing or hiding it
  * is vdisplay_cursor_toggle_async()'s decision.  The atomic check has
- * clipped the new state already.
+ * clipped the new state already.  Asynchronous page flips (@flip) are not
+ * offered.
  */
 static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
-					     struct drm_atomic_state *state)
+					     struct drm_atomic_commit *state,
+					     bool flip)
 {
 	struct drm_plane_state *old_state =
 		drm_atomic_get_old_plane_state(state, plane);
 	struct drm_plane_state *new_state =
 		drm_atomic_get_new_plane_state(state, plane);
 
-	if (plane->type != DRM_PLANE_TYPE_CURSOR || !old_state->fb ||
+	if (flip || plane->type != DRM_PLANE_TYPE_CURSOR || !old_state->fb ||
 	    !new_state->fb || !old_state->visible || !new_state->visible)
 		return -EINVAL;
 	return 0;
 }
+
+PRIMEPAIR_DEFINE_ASYNC_CHECK(vdisplay_plane_atomic_async_check)
 
 /* Nothing a commit would change differs between @a and @b. */
 static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
@@ -260,7 +264,7 @@ static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
  *
  * Return: true if vdisplay_plane_atomic_async_update() can apply @state.
  */
-bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state)
+bool vdisplay_cursor_toggle_async(struct drm_atomic_commit *state)
 {
 	struct drm_plane_state *old_ps, *new_ps;
 	struct drm_crtc_state *old_cs, *new_cs;
@@ -312,7 +316,7 @@ bool vdisplay_cursor_toggle_async(struct drm_atomic_state *state)
  * from the current states, sees the cursor either before or after it.
  */
 static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
-					       struct drm_atomic_state *state)
+					       struct drm_atomic_commit *state)
 {
 	struct drm_plane_state *new_state =
 		drm_atomic_get_new_plane_state(state, plane);
@@ -362,7 +366,7 @@ static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {
 	.cleanup_fb = vdisplay_plane_cleanup_fb,
 	.atomic_check = vdisplay_plane_atomic_check,
 	.atomic_update = vdisplay_plane_atomic_update,
-	.atomic_async_check = vdisplay_plane_atomic_async_check,
+	.atomic_async_check = PRIMEPAIR_ASYNC_CHECK(vdisplay_plane_atomic_async_check),
 	.atomic_async_update = vdisplay_plane_atomic_async_update,
 };
 

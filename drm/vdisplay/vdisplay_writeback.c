@@ -105,7 +105,7 @@ static void vdisplay_wb_cleanup_job(struct drm_writeback_connector *wb,
 }
 
 static void vdisplay_wb_atomic_commit(struct drm_connector *connector,
-				      struct drm_atomic_state *state)
+				      struct drm_atomic_commit *state)
 {
 	struct drm_connector_state *conn_state =
 		drm_atomic_get_new_connector_state(state, connector);

@@ -103,7 +103,7 @@ static const struct drm_driver vrender_driver = {
 	.debugfs_init = vrender_debugfs_init,
 	.name = VRENDER_DRIVER_NAME,
 	.desc = "Virtual render-only driver",
-	.date = "20261203",
+	PRIMEPAIR_DRIVER_DATE("20261203")
 	.major = 1,
 	.minor = 0,
 };
@@ -266,5 +266,5 @@ module_exit(vrender_exit);
 
 MODULE_DESCRIPTION("Virtual render-only DRM driver with a fenced engine");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(PRIMEBUF);
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS("PRIMEBUF");
+MODULE_IMPORT_NS("DMA_BUF");

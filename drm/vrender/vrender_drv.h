@@ -15,6 +15,7 @@
 
 #include <drm/drm_device.h>
 
+#include <primepair/compat.h>
 #include <primepair/primebuf.h>
 
 #define VRENDER_DRIVER_NAME	"vrender"
