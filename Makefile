@@ -25,6 +25,11 @@ export CONFIG_DRM_VDISPLAY := m
 export CONFIG_DRM_VRENDER := m
 
 KDIR_OF = $(or $(KDIR),/usr/src/linux-headers-$(1))
+# Headers on the host build with the host's compiler.  Headers found only
+# in the Debian 13 build root (7.x, which needs gcc-14; see tools/build-root)
+# build inside it, the repository at the same path.
+BUILD_ROOT := $(TOP)/.cache/trixie-root
+KBUILD_IN = $(if $(or $(KDIR),$(wildcard /usr/src/linux-headers-$(1))),,$(TOP)/tools/build-root run)
 KERNEL_TREE := Kbuild dma-buf drm include
 
 CC ?= cc
@@ -53,10 +58,11 @@ modules: $(KVERS:%=modules-%)
 # Each kernel builds in its own copy of the tree, so that objects of two
 # kernels never mix; cp -a keeps timestamps and so incremental builds.
 $(KVERS:%=modules-%): modules-%:
-	@test -d $(call KDIR_OF,$*) || { echo "missing headers for $*: run tools/setup"; exit 1; }
+	@test -d $(call KDIR_OF,$*) || test -d $(BUILD_ROOT)$(call KDIR_OF,$*) || \
+		{ echo "missing headers for $*: run tools/setup"; exit 1; }
 	@mkdir -p $(BUILD)/$*
 	@cp -a $(KERNEL_TREE) $(BUILD)/$*/
-	$(MAKE) -C $(call KDIR_OF,$*) M=$(BUILD)/$* W=1 KCFLAGS=-Werror modules
+	$(call KBUILD_IN,$*) $(MAKE) -C $(call KDIR_OF,$*) M=$(BUILD)/$* W=1 KCFLAGS=-Werror modules
 
 userspace: $(TESTS) $(TOOLS)
 
