@@ -209,6 +209,8 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 		vaddr = kmap_local_page(page);
 		fn(vaddr + poff, n, ctx);
 		kunmap_local(vaddr);
+		/* A job may cover a gigabyte: let the worker's CPU go. */
+		cond_resched();
 
 		len -= n;
 		in += n;
@@ -378,9 +380,20 @@ static void vrender_cmd_checksum(struct vrender_job_bo *dst,
 	vrender_bo_write(dst, c->dst_offset, &result, sizeof(result));
 }
 
-/* Runs in the fence signalling critical section: no allocation here. */
-static void vrender_job_execute(struct vrender_job *job, u32 *row)
+static unsigned long vrender_timeout_jiffies(void)
 {
+	return msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
+}
+
+/*
+ * Runs in the fence signalling critical section: no allocation here.  The
+ * commands get the job's real time budget, job_timeout_ms from their
+ * start: a job still running at that point fails with -ETIMEDOUT before
+ * its next command, however little simulated time it was given.
+ */
+static int vrender_job_execute(struct vrender_job *job, u32 *row)
+{
+	unsigned long deadline = jiffies + vrender_timeout_jiffies();
 	unsigned int i;
 
 	for (i = 0; i < job->ncmds; i++) {
@@ -402,7 +415,10 @@ static void vrender_job_execute(struct vrender_job *job, u32 *row)
 			vrender_cmd_checksum(dst, src, c);
 			break;
 		}
+		if (i + 1 < job->ncmds && time_after(jiffies, deadline))
+			return -ETIMEDOUT;
 	}
+	return 0;
 }
 
 /* ----------------------------------------------------------------------
@@ -450,11 +466,6 @@ static int vrender_job_map(struct vrender_job *job)
 			return ret;
 	}
 	return 0;
-}
-
-static unsigned long vrender_timeout_jiffies(void)
-{
-	return msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
 }
 
 static int vrender_job_wait_deps(struct vrender_job *job)
@@ -585,7 +596,7 @@ static void vrender_job_run(struct work_struct *work)
 		ret = vrender_job_map(job);
 	if (!ret) {
 		cookie = dma_fence_begin_signalling();
-		vrender_job_execute(job, row);
+		ret = vrender_job_execute(job, row);
 		dma_fence_end_signalling(cookie);
 	}
 	vrender_job_unmap(job);
@@ -864,6 +875,12 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 	if (args->in_syncobj_count > VRENDER_MAX_SYNCOBJS)
 		return -EINVAL;
 	if (args->out_point && !args->out_syncobj)
+		return -EINVAL;
+	/* Inputs that would be ignored are refused, never dropped silently. */
+	if (args->in_points && !args->in_syncobj_count)
+		return -EINVAL;
+	if (!(args->flags & VRENDER_SUBMIT_IN_FENCE_FD) &&
+	    args->in_fence_fd != 0 && args->in_fence_fd != -1)
 		return -EINVAL;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);

@@ -162,6 +162,53 @@ igt_main
 		assert_live_zero();
 	}
 
+	igt_describe("A job whose commands run past job_timeout_ms of real time (engine_speed 0: no simulated time) fails with -ETIMEDOUT soon after, not when its last command ends");
+	igt_subtest("runtime-budget") {
+		const uint64_t big = 64ull << 20;
+		struct drm_vrender_cmd c[64];
+		struct drm_vrender_submit submit = {
+			.cmds = (uintptr_t)c,
+			.cmd_count = 64,
+			.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
+		};
+		int fd = fresh_fd();
+		uint32_t src = primepair_vrender_bo_create(fd, big);
+		uint32_t res = primepair_vrender_bo_create(fd, 4096);
+		int64_t t0, one, elapsed;
+		int fence;
+
+		igt_require(primepair_vrender_get_param(fd, VRENDER_PARAM_MAX_COMMANDS) >= 64);
+		for (int i = 0; i < 64; i++)
+			c[i] = primepair_vrender_checksum(src, 0, 64 * 1024, 16 * 1024,
+							  big / (64 * 1024), res, 0);
+
+		/* How long one command over the buffer takes here */
+		t0 = primepair_now_ns();
+		primepair_vrender_submit(fd, c, 1);
+		primepair_vrender_bo_wait(fd, res, 60000000000ll);
+		one = primepair_now_ns() - t0;
+		igt_require_f(one * 64 > (int64_t)TIMEOUT_MS * 3 * 1000000,
+			      "64 commands take %lld ms, too few to cross the budget\n",
+			      (long long)(one * 64 / 1000000));
+
+		t0 = primepair_now_ns();
+		igt_assert_eq(__primepair_vrender_submit(fd, &submit), 0);
+		fence = submit.out_fence_fd;
+		igt_assert_eq(fence_result(fence), -ETIMEDOUT);
+		elapsed = primepair_now_ns() - t0;
+		igt_info("one command %lld ms; 64 stopped after %lld ms (budget %d ms)\n",
+			 (long long)(one / 1000000), (long long)(elapsed / 1000000),
+			 TIMEOUT_MS);
+		/* The budget, and at most the command running when it ended */
+		igt_assert_lte_s64(elapsed, (int64_t)TIMEOUT_MS * 2 * 1000000 + 2 * one);
+		close(fence);
+
+		igt_assert_eq(drmCloseBufferHandle(fd, src), 0);
+		igt_assert_eq(drmCloseBufferHandle(fd, res), 0);
+		close_fd();
+		assert_live_zero();
+	}
+
 	igt_describe("A job that reads a hung job's output runs after it, on the contents the hung job left");
 	igt_subtest("hang-dependent-runs") {
 		int fd = fresh_fd();
