@@ -249,8 +249,9 @@ struct dma_buf *primebuf_gem_export(struct drm_gem_object *obj, int flags)
  * in a new GEM object; nothing is mapped until the device uses it.
  *
  * Context: process context.
- * Return: a GEM object with one reference, or an ERR_PTR from attach
- * (e.g. -EBUSY or -E2BIG from primebuf exporters, see "placement").
+ * Return: a GEM object with one reference, -EINVAL for a buffer whose size
+ * is not a whole number of pages, or an ERR_PTR from attach (e.g. -EBUSY
+ * or -E2BIG from primebuf exporters, see "placement").
  */
 struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
 						 struct dma_buf *dma_buf)
@@ -266,6 +267,13 @@ struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
 			return obj;
 		}
 	}
+
+	/*
+	 * GEM objects, mmap offsets and the engine's walks are in whole
+	 * pages; a foreign exporter may hand out any size.
+	 */
+	if (!PAGE_ALIGNED(dma_buf->size))
+		return ERR_PTR(-EINVAL);
 
 	attach = dma_buf_attach(dma_buf, dev->dev);
 	if (IS_ERR(attach))

@@ -393,6 +393,16 @@ igt_main
 		igt_assert_eq(submit_errno(&s), EINVAL);
 		s.in_fence_fd = fd;			/* not a sync_file */
 		igt_assert_eq(submit_errno(&s), EINVAL);
+		/* Inputs that would be ignored are refused */
+		s = GOOD();
+		s.in_fence_fd = fd;			/* without its flag */
+		igt_assert_eq(submit_errno(&s), EINVAL);
+		s.in_fence_fd = -1;			/* "none": fine */
+		igt_assert_eq(submit_errno(&s), 0);
+		s = GOOD();
+		s.in_syncobj_count = 0;
+		s.in_points = (uintptr_t)points;	/* points, no syncobjs */
+		igt_assert_eq(submit_errno(&s), EINVAL);
 
 		/* Timeline points */
 		s = GOOD();

@@ -201,12 +201,14 @@ struct drm_vrender_cmd {
  *	VRENDER_PARAM_MAX_SYNCOBJS
  * @out_syncobj: syncobj that receives the job's fence, or 0
  * @flags: VRENDER_SUBMIT_*
- * @in_fence_fd: sync_file to wait for, with VRENDER_SUBMIT_IN_FENCE_FD
+ * @in_fence_fd: sync_file to wait for, with VRENDER_SUBMIT_IN_FENCE_FD;
+ *	without it, 0 or -1 (anything else fails with -EINVAL)
  * @out_fence_fd: returned sync_file of the job, with
  *	VRENDER_SUBMIT_OUT_FENCE_FD (set to -1 otherwise)
  * @seqno: returned sequence number of the job's fence
  * @in_points: user pointer to an array of __u64 timeline points, one per
- *	@in_syncobjs entry (0 for a binary syncobj), or 0 if all are binary;
+ *	@in_syncobjs entry (0 for a binary syncobj), or 0 if all are binary
+ *	(non-zero with no @in_syncobjs fails with -EINVAL);
  *	a point that has no fence yet, or a point on a binary syncobj, fails
  *	with -EINVAL
  * @out_point: timeline point of @out_syncobj that receives the job's
