@@ -29,15 +29,24 @@ KERNEL_TREE := Kbuild dma-buf drm include
 
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Userspace: lib/libprimepair (error-returning, for tools, benchmarks and
+# tests) and the tests' IGT shim igt-tests/lib (asserting, on top of it)
+# are each built once into an archive and linked.
 USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
-	-I$(TOP)/igt-tests/lib -I$(TOP)/include/uapi/drm -I$(TOP)/lib/libvrender \
+	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
 	$(shell pkg-config --cflags libdrm)
+TEST_CFLAGS := $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
 USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread
+# header dependencies, kept out of build/bin
+DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$(patsubst $(BUILD)/%,%,$@)).d
 
-IGT_LIB_SRC := $(wildcard igt-tests/lib/*.c)
-IGT_LIB_HDR := $(wildcard igt-tests/lib/*.h) include/uapi/drm/vrender_drm.h \
-	lib/libvrender/vrender.h
+LIBPP := $(BUILD)/lib/libprimepair.a
+LIBPP_OBJ := $(patsubst lib/libprimepair/%.c,$(BUILD)/obj/libprimepair/%.o,\
+	$(wildcard lib/libprimepair/*.c))
+LIBIGT := $(BUILD)/lib/libigt-lite.a
+LIBIGT_OBJ := $(patsubst igt-tests/lib/%.c,$(BUILD)/obj/igt-lite/%.o,\
+	$(wildcard igt-tests/lib/*.c))
 TEST_SRC := $(wildcard igt-tests/tests/*.c)
 TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
@@ -58,7 +67,27 @@ $(KVERS:%=modules-%): modules-%:
 	@cp -a $(KERNEL_TREE) $(BUILD)/$*/
 	$(MAKE) -C $(call KDIR_OF,$*) M=$(BUILD)/$* W=1 KCFLAGS=-Werror modules
 
-userspace: $(TESTS) $(TOOLS)
+userspace: $(LIBPP) $(LIBIGT) $(TESTS) $(TOOLS)
+
+-include $(wildcard $(BUILD)/dep/*.d)
+
+$(BUILD)/obj/libprimepair/%.o: lib/libprimepair/%.c
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/igt-lite/%.o: igt-tests/lib/%.c
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(LIBPP): $(LIBPP_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBIGT): $(LIBIGT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
 
 # The pipeline writes its writeback captures as PNG.
 $(BUILD)/bin/pipeline: USER_LIBS += $(shell pkg-config --libs libpng)
@@ -81,18 +110,18 @@ $(WL_GEN)/%-client-protocol.h: $(WL_XML)
 	wayland-scanner client-header $(filter %/$*.xml,$(WL_XML)) $@
 
 $(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) \
-		$(IGT_LIB_SRC) $(IGT_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) $(IGT_LIB_SRC) \
-		$(USER_LIBS) $(shell pkg-config --libs wayland-client)
+		$(LIBIGT) $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) \
+		$(LIBIGT) $(LIBPP) $(USER_LIBS) $(shell pkg-config --libs wayland-client)
 
-$(BUILD)/bin/tests/%: igt-tests/tests/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)
+$(BUILD)/bin/tests/%: igt-tests/tests/%.c $(LIBIGT) $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBIGT) $(LIBPP) $(USER_LIBS)
 
-$(BUILD)/bin/%: tools/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)
+$(BUILD)/bin/%: tools/%.c $(LIBIGT) $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBIGT) $(LIBPP) $(USER_LIBS)
 
 setup:
 	$(TOP)/tools/setup
