@@ -31,7 +31,8 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 # Userspace: lib/libprimepair (error-returning, for tools, benchmarks and
 # tests) and the tests' IGT shim igt-tests/lib (asserting, on top of it)
-# are each built once into an archive and linked.
+# are each built once into an archive and linked.  Tools see neither
+# igt-tests/lib's headers nor its archive (tools/lint checks the sources).
 USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
 	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
@@ -109,19 +110,18 @@ $(WL_GEN)/%-client-protocol.h: $(WL_XML)
 	@mkdir -p $(dir $@)
 	wayland-scanner client-header $(filter %/$*.xml,$(WL_XML)) $@
 
-$(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) \
-		$(LIBIGT) $(LIBPP)
+$(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) $(LIBPP)
 	@mkdir -p $(dir $@) $(BUILD)/dep
-	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) \
-		$(LIBIGT) $(LIBPP) $(USER_LIBS) $(shell pkg-config --libs wayland-client)
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) \
+		$(LIBPP) $(USER_LIBS) $(shell pkg-config --libs wayland-client)
 
 $(BUILD)/bin/tests/%: igt-tests/tests/%.c $(LIBIGT) $(LIBPP)
 	@mkdir -p $(dir $@) $(BUILD)/dep
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBIGT) $(LIBPP) $(USER_LIBS)
 
-$(BUILD)/bin/%: tools/%.c $(LIBIGT) $(LIBPP)
+$(BUILD)/bin/%: tools/%.c $(LIBPP)
 	@mkdir -p $(dir $@) $(BUILD)/dep
-	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBIGT) $(LIBPP) $(USER_LIBS)
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBPP) $(USER_LIBS)
 
 setup:
 	$(TOP)/tools/setup

@@ -52,7 +52,7 @@
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
-#include "primepair.h"
+#include "libprimepair.h"
 #include "vrender.h"
 
 #define MAX_BUFFERS	4
@@ -507,10 +507,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 
-	c.render = primepair_open_device(device, PRIMEPAIR_RENDER_DRIVER,
-					 true);
+	c.render = pp_open_device(device, PP_RENDER_DRIVER, true);
 	if (c.render < 0)
-		die(device ? device : PRIMEPAIR_RENDER_DRIVER, errno);
+		die(device ? device : PP_RENDER_DRIVER, errno);
 	if (!vrender_is_vrender(c.render))
 		die("not a vrender node", ENODEV);
 	ret = vrender_bo_create(c.render, 4096, 0, &c.result);

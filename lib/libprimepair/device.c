@@ -81,7 +81,8 @@ int pp_open_nth(const char *driver, unsigned int n, bool render)
 
 	count = list_nodes(prefix, nums, 256);
 	if (count < 0) {
-		errno = -count;
+		/* no /dev/dri at all: no such device either */
+		errno = count == -ENOENT ? ENODEV : -count;
 		return -1;
 	}
 	for (i = 0; i < count; i++) {
