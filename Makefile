@@ -31,27 +31,31 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 # Userspace: lib/libprimepair (error-returning, for tools, benchmarks and
 # tests) and the tests' IGT shim igt-tests/lib (asserting, on top of it)
-# are each built once into an archive and linked.  Tools see neither
-# igt-tests/lib's headers nor its archive (tools/lint checks the sources).
+# are each built once into an archive and linked.  Tools and benchmarks
+# see neither igt-tests/lib's headers nor its archive (tools/lint checks
+# the sources).
 USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
 	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
 	$(shell pkg-config --cflags libdrm)
 TEST_CFLAGS := $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
 USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread
-# header dependencies, kept out of build/bin
-DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$(patsubst $(BUILD)/%,%,$@)).d
+# Header dependencies, kept out of build/bin and named after the source,
+# so that those of a source that moved or went away are not read.
+DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$<).d
 
 LIBPP := $(BUILD)/lib/libprimepair.a
-LIBPP_OBJ := $(patsubst lib/libprimepair/%.c,$(BUILD)/obj/libprimepair/%.o,\
-	$(wildcard lib/libprimepair/*.c))
+LIBPP_SRC := $(wildcard lib/libprimepair/*.c)
+LIBPP_OBJ := $(patsubst lib/libprimepair/%.c,$(BUILD)/obj/libprimepair/%.o,$(LIBPP_SRC))
 LIBIGT := $(BUILD)/lib/libigt-lite.a
-LIBIGT_OBJ := $(patsubst igt-tests/lib/%.c,$(BUILD)/obj/igt-lite/%.o,\
-	$(wildcard igt-tests/lib/*.c))
+LIBIGT_SRC := $(wildcard igt-tests/lib/*.c)
+LIBIGT_OBJ := $(patsubst igt-tests/lib/%.c,$(BUILD)/obj/igt-lite/%.o,$(LIBIGT_SRC))
 TEST_SRC := $(wildcard igt-tests/tests/*.c)
 TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
+BENCH_SRC := $(wildcard benchmarks/*.c)
+BENCHES := $(patsubst benchmarks/%.c,$(BUILD)/bin/%,$(BENCH_SRC))
 
 .PHONY: all modules userspace check check-debug demo bench lint clean setup \
 	install uninstall $(KVERS:%=modules-%)
@@ -68,9 +72,10 @@ $(KVERS:%=modules-%): modules-%:
 	@cp -a $(KERNEL_TREE) $(BUILD)/$*/
 	$(MAKE) -C $(call KDIR_OF,$*) M=$(BUILD)/$* W=1 KCFLAGS=-Werror modules
 
-userspace: $(LIBPP) $(LIBIGT) $(TESTS) $(TOOLS)
+userspace: $(LIBPP) $(LIBIGT) $(TESTS) $(TOOLS) $(BENCHES)
 
--include $(wildcard $(BUILD)/dep/*.d)
+-include $(foreach c,$(LIBPP_SRC) $(LIBIGT_SRC) $(TEST_SRC) $(TOOL_SRC) \
+	$(BENCH_SRC),$(wildcard $(BUILD)/dep/$(subst /,_,$(c)).d))
 
 $(BUILD)/obj/libprimepair/%.o: lib/libprimepair/%.c
 	@mkdir -p $(dir $@) $(BUILD)/dep
@@ -123,6 +128,11 @@ $(BUILD)/bin/%: tools/%.c $(LIBPP)
 	@mkdir -p $(dir $@) $(BUILD)/dep
 	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBPP) $(USER_LIBS)
 
+# build/bin/bench-*, where tools/bench finds them
+$(BUILD)/bin/%: benchmarks/%.c $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBPP) $(USER_LIBS)
+
 setup:
 	$(TOP)/tools/setup
 
@@ -170,7 +180,7 @@ install: userspace
 	install -D -m 0644 udev/60-primepair.rules \
 		$(DESTDIR)/etc/udev/rules.d/60-primepair.rules
 	install -d $(LIBEXEC)/tests
-	install -m 0755 $(TOOLS) $(LIBEXEC)/
+	install -m 0755 $(TOOLS) $(BENCHES) $(LIBEXEC)/
 	install -m 0755 $(TESTS) $(LIBEXEC)/tests/
 
 uninstall:
