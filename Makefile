@@ -142,6 +142,8 @@ lint:
 check: setup
 	$(MAKE) all
 	$(MAKE) lint
+	@out=$$($(TOP)/igt-tests/lib/selftest/run.sh) || \
+		{ echo "$$out"; exit 1; }; echo "igt-tests/lib selftest: $$(echo "$$out" | tail -n1)"
 	$(TOP)/tools/check-packaging
 	$(TOP)/tools/run-suite
 

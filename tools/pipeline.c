@@ -264,6 +264,16 @@ static void setup_kms(struct pipeline *p)
 		  "mode blob");
 }
 
+/* Add "@name = @value" of object @obj to @req */
+static void add(struct pipeline *p, drmModeAtomicReq *req, uint32_t obj,
+		uint32_t type, const char *name, uint64_t value)
+{
+	int ret = pp_atomic_add(p->display, req, obj, type, name, value);
+
+	if (ret)
+		die("property %s of object %u: %s", name, obj, strerror(-ret));
+}
+
 static void add_plane(struct pipeline *p, drmModeAtomicReq *req, int b,
 		      int in_fence)
 {
@@ -271,14 +281,10 @@ static void add_plane(struct pipeline *p, drmModeAtomicReq *req, int b,
 
 	drmModeAtomicAddProperty(req, pl, p->prop_fb, p->buf[b].fb);
 	drmModeAtomicAddProperty(req, pl, p->prop_crtc_id, p->crtc);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "SRC_W"), (uint64_t)p->width << 16);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "SRC_H"), (uint64_t)p->height << 16);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "CRTC_W"), p->width);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "CRTC_H"), p->height);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "SRC_W", (uint64_t)p->width << 16);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "SRC_H", (uint64_t)p->height << 16);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "CRTC_W", p->width);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "CRTC_H", p->height);
 	if (in_fence >= 0)
 		drmModeAtomicAddProperty(req, pl, p->prop_in_fence, in_fence);
 }
@@ -379,18 +385,12 @@ static void commit(struct pipeline *p, int b, int fence, bool modeset)
 	}
 	add_plane(p, req, b, p->explicit_sync ? fence : -1);
 	if (p->capture_dir && p->frame % p->capture_every == 0) {
-		drmModeAtomicAddProperty(req, p->wb_conn,
-			prop_id(p->display, p->wb_conn,
-				DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID"), p->crtc);
-		drmModeAtomicAddProperty(req, p->wb_conn,
-			prop_id(p->display, p->wb_conn,
-				DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID"),
-			p->wb_fb);
-		drmModeAtomicAddProperty(req, p->wb_conn,
-			prop_id(p->display, p->wb_conn,
-				DRM_MODE_OBJECT_CONNECTOR,
-				"WRITEBACK_OUT_FENCE_PTR"),
-			(uintptr_t)&p->wb_fence);
+		const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
+
+		add(p, req, p->wb_conn, t, "CRTC_ID", p->crtc);
+		add(p, req, p->wb_conn, t, "WRITEBACK_FB_ID", p->wb_fb);
+		add(p, req, p->wb_conn, t, "WRITEBACK_OUT_FENCE_PTR",
+		    (uintptr_t)&p->wb_fence);
 		p->wb_frame = p->frame;
 		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
 	}
@@ -518,7 +518,7 @@ static void camera_zero_copy_proof(struct pipeline *p)
 		attached += att > 0 || vmaps > 0;
 	}
 	fclose(f);
-	own -= p->capture_dir != NULL;	/* the writeback target */
+	own -= !!p->capture_dir;	/* the writeback target */
 	printf("zero-copy: %d buffers exist, vivid holds %d/%d scanout buffers (attached or vmapped)\n",
 	       own, attached, p->nbuf);
 	if (own != p->nbuf || attached != p->nbuf)
@@ -560,7 +560,7 @@ static void zero_copy_proof(struct pipeline *p)
 		}
 	}
 	fclose(f);
-	own -= p->capture_dir != NULL;	/* the writeback target */
+	own -= !!p->capture_dir;	/* the writeback target */
 	printf("zero-copy: %d buffers exist, %d/%d scanout buffers are the pages vrender rendered into\n",
 	       own, matched, p->nbuf);
 	if (own != p->nbuf || matched != p->nbuf)
@@ -584,6 +584,7 @@ static struct pipeline pl = {
 	.width = 640, .height = 480, .nbuf = 3, .pending = -1, .shown = -1,
 	.capture_every = 30, .wb_fence = -1,
 };
+
 static unsigned int frames = 120;
 
 __attribute__((noreturn))
@@ -615,26 +616,50 @@ static void parse_args(int argc, char **argv, struct pipeline *p)
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'D': p->display_spec = optarg; break;
-		case 'R': p->render_spec = optarg; break;
-		case 'f': frames = atoi(optarg); break;
-		case 'b': p->nbuf = atoi(optarg); break;
-		case 'W': p->width = atoi(optarg); break;
-		case 'H': p->height = atoi(optarg); break;
-		case 'e': p->explicit_sync = true; break;
-		case 'r': p->reverse = true; break;
-		case 'c': p->capture_dir = optarg; break;
-		case 'v': p->camera = true; break;
-		case 'n': p->capture_every = atoi(optarg); break;
-		case 'h': usage(0);
-		default: usage(2);
+		case 'D':
+			p->display_spec = optarg;
+			break;
+		case 'R':
+			p->render_spec = optarg;
+			break;
+		case 'f':
+			frames = atoi(optarg);
+			break;
+		case 'b':
+			p->nbuf = atoi(optarg);
+			break;
+		case 'W':
+			p->width = atoi(optarg);
+			break;
+		case 'H':
+			p->height = atoi(optarg);
+			break;
+		case 'e':
+			p->explicit_sync = true;
+			break;
+		case 'r':
+			p->reverse = true;
+			break;
+		case 'c':
+			p->capture_dir = optarg;
+			break;
+		case 'v':
+			p->camera = true;
+			break;
+		case 'n':
+			p->capture_every = atoi(optarg);
+			break;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
 		}
 	}
 	if (optind != argc)
 		usage(2);
 	if (p->nbuf < 2 || p->nbuf > MAX_BUFFERS)
 		die("--buffers must be 2 to %d", MAX_BUFFERS);
-	if (!frames || !p->capture_every)
+	if (!frames || (p->capture_dir && !p->capture_every))
 		die("--frames and --every must be at least 1");
 }
 

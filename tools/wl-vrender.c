@@ -9,8 +9,9 @@
  * The window is fullscreen: through zwp_fullscreen_shell_v1 where the
  * compositor has it (weston --shell=fullscreen-shell.so), at the size of the
  * first output's current mode; else as an xdg_toplevel asking for
- * fullscreen, at the size of the compositor's first configure.  Each frame is vrender's PATTERN test image keyed by the
- * frame number, rendered by a vrender job into one of N buffers (BO_CREATE
+ * fullscreen, at the size of the compositor's first configure.  Each frame
+ * is vrender's PATTERN test image keyed by the frame number, rendered by a
+ * vrender job into one of N buffers (BO_CREATE
  * on the render node, exported with drmPrimeHandleToFD) and committed once
  * the job is done.  After the last frame has been presented (its frame
  * callback fired) it prints one line for the test that drives it:
@@ -431,7 +432,8 @@ static void window_fullscreen_shell(struct client *c)
 	if (!c->output)
 		die("zwp_fullscreen_shell_v1 without a wl_output", ENOTSUP);
 	zwp_fullscreen_shell_v1_present_surface(c->fullscreen, c->surface,
-		ZWP_FULLSCREEN_SHELL_V1_PRESENT_METHOD_DEFAULT, c->output);
+						ZWP_FULLSCREEN_SHELL_V1_PRESENT_METHOD_DEFAULT,
+						c->output);
 }
 
 static void window_xdg(struct client *c)
