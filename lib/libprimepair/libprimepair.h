@@ -20,12 +20,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/videodev2.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
 #include "live_counters.h"
 #include "vrender_drm.h"
+
+struct v4l2_pix_format;	/* <linux/videodev2.h>, for pp_vivid_open() */
 
 /* ---- devices ------------------------------------------------------------ */
 

@@ -9,6 +9,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <linux/videodev2.h>
+
 #include "libprimepair.h"
 
 int pp_v4l2_ioctl(int fd, unsigned long req, void *arg)
