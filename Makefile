@@ -34,19 +34,33 @@ KERNEL_TREE := Kbuild dma-buf drm include
 
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Userspace: lib/libprimepair (error-returning, for tools, benchmarks and
+# tests) and the tests' IGT shim igt-tests/lib (asserting, on top of it)
+# are each built once into an archive and linked.  Tools and benchmarks
+# see neither igt-tests/lib's headers nor its archive (tools/lint checks
+# the sources).
 USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
-	-I$(TOP)/igt-tests/lib -I$(TOP)/include/uapi/drm -I$(TOP)/lib/libvrender \
+	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
 	$(shell pkg-config --cflags libdrm)
+TEST_CFLAGS := $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
 USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread
+# Header dependencies, kept out of build/bin and named after the source,
+# so that those of a source that moved or went away are not read.
+DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$<).d
 
-IGT_LIB_SRC := $(wildcard igt-tests/lib/*.c)
-IGT_LIB_HDR := $(wildcard igt-tests/lib/*.h) include/uapi/drm/vrender_drm.h \
-	lib/libvrender/vrender.h
+LIBPP := $(BUILD)/lib/libprimepair.a
+LIBPP_SRC := $(wildcard lib/libprimepair/*.c)
+LIBPP_OBJ := $(patsubst lib/libprimepair/%.c,$(BUILD)/obj/libprimepair/%.o,$(LIBPP_SRC))
+LIBIGT := $(BUILD)/lib/libigt-lite.a
+LIBIGT_SRC := $(wildcard igt-tests/lib/*.c)
+LIBIGT_OBJ := $(patsubst igt-tests/lib/%.c,$(BUILD)/obj/igt-lite/%.o,$(LIBIGT_SRC))
 TEST_SRC := $(wildcard igt-tests/tests/*.c)
 TESTS := $(patsubst igt-tests/tests/%.c,$(BUILD)/bin/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
+BENCH_SRC := $(wildcard benchmarks/*.c)
+BENCHES := $(patsubst benchmarks/%.c,$(BUILD)/bin/%,$(BENCH_SRC))
 
 .PHONY: all modules userspace check check-debug demo bench lint clean setup \
 	install uninstall $(KVERS:%=modules-%)
@@ -64,7 +78,28 @@ $(KVERS:%=modules-%): modules-%:
 	@cp -a $(KERNEL_TREE) $(BUILD)/$*/
 	$(call KBUILD_IN,$*) $(MAKE) -C $(call KDIR_OF,$*) M=$(BUILD)/$* W=1 KCFLAGS=-Werror modules
 
-userspace: $(TESTS) $(TOOLS)
+userspace: $(LIBPP) $(LIBIGT) $(TESTS) $(TOOLS) $(BENCHES)
+
+-include $(foreach c,$(LIBPP_SRC) $(LIBIGT_SRC) $(TEST_SRC) $(TOOL_SRC) \
+	$(BENCH_SRC),$(wildcard $(BUILD)/dep/$(subst /,_,$(c)).d))
+
+$(BUILD)/obj/libprimepair/%.o: lib/libprimepair/%.c
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/igt-lite/%.o: igt-tests/lib/%.c
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(LIBPP): $(LIBPP_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBIGT): $(LIBIGT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
 
 # The pipeline writes its writeback captures as PNG.
 $(BUILD)/bin/pipeline: USER_LIBS += $(shell pkg-config --libs libpng)
@@ -86,19 +121,23 @@ $(WL_GEN)/%-client-protocol.h: $(WL_XML)
 	@mkdir -p $(dir $@)
 	wayland-scanner client-header $(filter %/$*.xml,$(WL_XML)) $@
 
-$(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) \
-		$(IGT_LIB_SRC) $(IGT_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) $(IGT_LIB_SRC) \
-		$(USER_LIBS) $(shell pkg-config --libs wayland-client)
+$(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) \
+		$(LIBPP) $(USER_LIBS) $(shell pkg-config --libs wayland-client)
 
-$(BUILD)/bin/tests/%: igt-tests/tests/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)
+$(BUILD)/bin/tests/%: igt-tests/tests/%.c $(LIBIGT) $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBIGT) $(LIBPP) $(USER_LIBS)
 
-$(BUILD)/bin/%: tools/%.c $(IGT_LIB_SRC) $(IGT_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(IGT_LIB_SRC) $(USER_LIBS)
+$(BUILD)/bin/%: tools/%.c $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBPP) $(USER_LIBS)
+
+# build/bin/bench-*, where tools/bench finds them
+$(BUILD)/bin/%: benchmarks/%.c $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBPP) $(USER_LIBS)
 
 setup:
 	$(TOP)/tools/setup
@@ -109,6 +148,8 @@ lint:
 check: setup
 	$(MAKE) all
 	$(MAKE) lint
+	@out=$$($(TOP)/igt-tests/lib/selftest/run.sh) || \
+		{ echo "$$out"; exit 1; }; echo "igt-tests/lib selftest: $$(echo "$$out" | tail -n1)"
 	$(TOP)/tools/check-packaging
 	$(TOP)/tools/run-suite
 
@@ -147,7 +188,7 @@ install: userspace
 	install -D -m 0644 udev/60-primepair.rules \
 		$(DESTDIR)/etc/udev/rules.d/60-primepair.rules
 	install -d $(LIBEXEC)/tests
-	install -m 0755 $(TOOLS) $(LIBEXEC)/
+	install -m 0755 $(TOOLS) $(BENCHES) $(LIBEXEC)/
 	install -m 0755 $(TESTS) $(LIBEXEC)/tests/
 
 uninstall:

@@ -34,25 +34,21 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
-#include <png.h>
-#include <linux/sync_file.h>
 #include <linux/videodev2.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
-#include "igt.h"
-#include "primepair.h"
-#include "primepair_v4l2.h"
-#include "primepair_vrender.h"
+#include "libprimepair.h"
+#include "vrender.h"
 
 #define MAX_BUFFERS	8
 
@@ -70,7 +66,7 @@ struct pipeline {
 	uint64_t size;
 	int nbuf;
 	bool explicit_sync, reverse, camera;
-	struct primepair_device_specs specs;	/* --display, --render */
+	const char *display_spec, *render_spec;	/* --display, --render */
 	int video;			/* vivid capture node */
 	int64_t capture_ns[MAX_BUFFERS];
 	struct buffer buf[MAX_BUFFERS];
@@ -95,21 +91,40 @@ struct pipeline {
 	uint32_t last_seq;
 };
 
+__attribute__((noreturn, format(printf, 1, 2)))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("pipeline: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* A libprimepair or libvrender call returned @ret: go on only if 0 */
+static void check(int ret, const char *what)
+{
+	if (ret)
+		die("%s: %s", what, strerror(-ret));
+}
+
+/* A libdrm call returned @ret (errno set if not 0) */
+static void check_drm(int ret, const char *what)
+{
+	if (ret)
+		die("%s: %s", what, strerror(errno));
+}
+
 static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
 {
-	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
-	uint32_t id = 0;
+	uint32_t id = pp_prop_id(fd, obj, type, name);
 
-	igt_assert(props);
-	for (uint32_t i = 0; i < props->count_props && !id; i++) {
-		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
-
-		if (p && !strcmp(p->name, name))
-			id = p->prop_id;
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(props);
-	igt_assert_f(id, "no property %s\n", name);
+	if (!id)
+		die("object %u has no property %s", obj, name);
 	return id;
 }
 
@@ -118,9 +133,12 @@ static void setup_writeback(struct pipeline *p, drmModeRes *res)
 	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
 	uint32_t pitch;
 
-	igt_assert_eq(drmSetClientCap(p->display,
-				      DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1), 0);
+	check_drm(drmSetClientCap(p->display,
+				  DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1),
+		  "writeback connectors cap");
 	res = drmModeGetResources(p->display);
+	if (!res)
+		die("KMS resources: %s", strerror(errno));
 	for (int i = 0; i < res->count_connectors && !p->wb_conn; i++) {
 		drmModeConnector *c = drmModeGetConnector(p->display,
 							  res->connectors[i]);
@@ -130,68 +148,45 @@ static void setup_writeback(struct pipeline *p, drmModeRes *res)
 		drmModeFreeConnector(c);
 	}
 	drmModeFreeResources(res);
-	igt_require_f(p->wb_conn, "vdisplay has no writeback connector\n");
+	if (!p->wb_conn)
+		die("the display has no writeback connector for --capture");
 
-	igt_assert_eq(drmModeCreateDumbBuffer(p->display, p->width, p->height,
-					      32, 0, &p->wb_handle, &pitch,
-					      &p->wb_size), 0);
+	check_drm(drmModeCreateDumbBuffer(p->display, p->width, p->height,
+					  32, 0, &p->wb_handle, &pitch,
+					  &p->wb_size), "writeback buffer");
 	handles[0] = p->wb_handle;
 	pitches[0] = pitch;
-	igt_assert_eq(drmModeAddFB2(p->display, p->width, p->height,
-				    DRM_FORMAT_XRGB8888, handles, pitches,
-				    offsets, &p->wb_fb, 0), 0);
+	check_drm(drmModeAddFB2(p->display, p->width, p->height,
+				DRM_FORMAT_XRGB8888, handles, pitches,
+				offsets, &p->wb_fb, 0), "writeback framebuffer");
 	p->wb_fence = -1;
 }
 
 static void save_png(struct pipeline *p, const char *path)
 {
 	uint64_t off;
-	uint32_t *map;
-	png_structp png;
-	png_infop info;
-	uint8_t *row;
-	FILE *f;
+	void *map;
+	int ret;
 
-	igt_assert_eq(drmModeMapDumbBuffer(p->display, p->wb_handle, &off), 0);
+	check_drm(drmModeMapDumbBuffer(p->display, p->wb_handle, &off),
+		  "mapping the writeback buffer");
 	map = mmap(NULL, p->wb_size, PROT_READ, MAP_SHARED, p->display, off);
-	igt_assert(map != MAP_FAILED);
-	f = fopen(path, "wb");
-	igt_assert_f(f, "cannot write %s\n", path);
-	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-	info = png_create_info_struct(png);
-	igt_assert(png && info && !setjmp(png_jmpbuf(png)));
-	png_init_io(png, f);
-	png_set_IHDR(png, info, p->width, p->height, 8, PNG_COLOR_TYPE_RGB,
-		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-		     PNG_FILTER_TYPE_DEFAULT);
-	png_write_info(png, info);
-	row = malloc(p->width * 3);
-	for (uint32_t y = 0; y < p->height; y++) {
-		const uint32_t *src = map + (size_t)y * p->width;
-
-		for (uint32_t x = 0; x < p->width; x++) {
-			row[x * 3 + 0] = src[x] >> 16;
-			row[x * 3 + 1] = src[x] >> 8;
-			row[x * 3 + 2] = src[x];
-		}
-		png_write_row(png, row);
-	}
-	png_write_end(png, NULL);
-	png_destroy_write_struct(&png, &info);
-	free(row);
-	fclose(f);
+	if (map == MAP_FAILED)
+		die("mapping the writeback buffer: %s", strerror(errno));
+	ret = pp_png_write_xrgb(path, map, p->width, p->height, p->width * 4);
+	if (ret)
+		die("cannot write %s: %s", path, strerror(-ret));
 	munmap(map, p->wb_size);
 }
 
 /* A capture commit finished: its frame is in the writeback buffer */
 static void finish_capture(struct pipeline *p)
 {
-	struct pollfd pfd = { .fd = p->wb_fence, .events = POLLIN };
 	char path[512];
 
 	if (p->wb_fence < 0)
 		return;
-	igt_assert_eq(poll(&pfd, 1, 5000), 1);
+	check(pp_sync_file_wait(p->wb_fence, 5000), "writeback out-fence");
 	close(p->wb_fence);
 	p->wb_fence = -1;
 	snprintf(path, sizeof(path), "%s/frame-%04u.png", p->capture_dir,
@@ -206,13 +201,17 @@ static void setup_kms(struct pipeline *p)
 	drmModeConnector *conn;
 	drmModePlaneRes *planes;
 
-	igt_assert_eq(drmSetClientCap(p->display, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1), 0);
-	igt_assert_eq(drmSetClientCap(p->display, DRM_CLIENT_CAP_ATOMIC, 1), 0);
+	check_drm(drmSetClientCap(p->display, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1),
+		  "universal planes cap");
+	check_drm(drmSetClientCap(p->display, DRM_CLIENT_CAP_ATOMIC, 1),
+		  "atomic cap (is the display a KMS device?)");
 	res = drmModeGetResources(p->display);
-	igt_assert(res && res->count_crtcs && res->count_connectors);
+	if (!res || !res->count_crtcs || !res->count_connectors)
+		die("the display has no CRTC or no connector");
 	p->crtc = res->crtcs[0];
 	conn = drmModeGetConnector(p->display, res->connectors[0]);
-	igt_assert(conn && conn->count_modes);
+	if (!conn || !conn->count_modes)
+		die("the display's first connector has no mode");
 	p->conn = conn->connector_id;
 	p->mode = conn->modes[0];
 	for (int i = 0; i < conn->count_modes; i++)
@@ -224,7 +223,8 @@ static void setup_kms(struct pipeline *p)
 	drmModeFreeConnector(conn);
 
 	planes = drmModeGetPlaneResources(p->display);
-	igt_assert(planes);
+	if (!planes)
+		die("plane resources: %s", strerror(errno));
 	for (uint32_t i = 0; i < planes->count_planes && !p->plane; i++) {
 		drmModePlane *pl = drmModeGetPlane(p->display, planes->planes[i]);
 		drmModeObjectProperties *props =
@@ -246,7 +246,8 @@ static void setup_kms(struct pipeline *p)
 	}
 	drmModeFreePlaneResources(planes);
 	drmModeFreeResources(res);
-	igt_assert(p->plane);
+	if (!p->plane)
+		die("no primary plane for the first CRTC");
 
 	p->prop_fb = prop_id(p->display, p->plane, DRM_MODE_OBJECT_PLANE, "FB_ID");
 	p->prop_in_fence = prop_id(p->display, p->plane, DRM_MODE_OBJECT_PLANE,
@@ -258,9 +259,19 @@ static void setup_kms(struct pipeline *p)
 				  "MODE_ID");
 	p->prop_conn_crtc = prop_id(p->display, p->conn,
 				    DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
-	igt_assert_eq(drmModeCreatePropertyBlob(p->display, &p->mode,
-						sizeof(p->mode),
-						&p->mode_blob), 0);
+	check_drm(drmModeCreatePropertyBlob(p->display, &p->mode,
+					    sizeof(p->mode), &p->mode_blob),
+		  "mode blob");
+}
+
+/* Add "@name = @value" of object @obj to @req */
+static void add(struct pipeline *p, drmModeAtomicReq *req, uint32_t obj,
+		uint32_t type, const char *name, uint64_t value)
+{
+	int ret = pp_atomic_add(p->display, req, obj, type, name, value);
+
+	if (ret)
+		die("property %s of object %u: %s", name, obj, strerror(-ret));
 }
 
 static void add_plane(struct pipeline *p, drmModeAtomicReq *req, int b,
@@ -270,14 +281,10 @@ static void add_plane(struct pipeline *p, drmModeAtomicReq *req, int b,
 
 	drmModeAtomicAddProperty(req, pl, p->prop_fb, p->buf[b].fb);
 	drmModeAtomicAddProperty(req, pl, p->prop_crtc_id, p->crtc);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "SRC_W"), (uint64_t)p->width << 16);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "SRC_H"), (uint64_t)p->height << 16);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "CRTC_W"), p->width);
-	drmModeAtomicAddProperty(req, pl, prop_id(p->display, pl,
-		DRM_MODE_OBJECT_PLANE, "CRTC_H"), p->height);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "SRC_W", (uint64_t)p->width << 16);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "SRC_H", (uint64_t)p->height << 16);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "CRTC_W", p->width);
+	add(p, req, pl, DRM_MODE_OBJECT_PLANE, "CRTC_H", p->height);
 	if (in_fence >= 0)
 		drmModeAtomicAddProperty(req, pl, p->prop_in_fence, in_fence);
 }
@@ -287,43 +294,43 @@ static void alloc_buffers(struct pipeline *p)
 	for (int i = 0; i < p->nbuf; i++) {
 		struct buffer *b = &p->buf[i];
 		uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
-		int fd;
 
+		b->dmabuf = -1;
 		if (!p->reverse) {
-			igt_assert_eq(drmModeCreateDumbBuffer(p->display, p->width,
-							      p->height, 32, 0,
-							      &b->display_handle,
-							      &p->pitch, &p->size), 0);
-			igt_assert_eq(drmPrimeHandleToFD(p->display,
-							 b->display_handle,
-							 DRM_CLOEXEC | DRM_RDWR,
-							 &fd), 0);
-			if (p->camera) {
-				b->dmabuf = fd;
-				fd = -1;
-			} else {
-				igt_assert_eq(drmPrimeFDToHandle(p->render, fd,
-								 &b->render_handle),
-					      0);
-			}
+			check_drm(drmModeCreateDumbBuffer(p->display, p->width,
+							  p->height, 32, 0,
+							  &b->display_handle,
+							  &p->pitch, &p->size),
+				  "scanout buffer");
+			if (p->camera)
+				check_drm(drmPrimeHandleToFD(p->display,
+							     b->display_handle,
+							     DRM_CLOEXEC | DRM_RDWR,
+							     &b->dmabuf),
+					  "exporting a scanout buffer");
+			else
+				check(pp_prime_share(p->display,
+						     b->display_handle,
+						     p->render,
+						     &b->render_handle, NULL),
+				      "sharing a scanout buffer with vrender");
 		} else {
 			p->pitch = p->width * 4;
 			p->size = (uint64_t)p->pitch * p->height;
-			b->render_handle = primepair_vrender_bo_create(p->render,
-								       p->size);
-			igt_assert_eq(drmPrimeHandleToFD(p->render,
-							 b->render_handle,
-							 DRM_CLOEXEC, &fd), 0);
-			igt_assert_eq(drmPrimeFDToHandle(p->display, fd,
-							 &b->display_handle), 0);
+			check(vrender_bo_create(p->render, p->size, 0,
+						&b->render_handle),
+			      "vrender buffer");
+			check(pp_prime_share(p->render, b->render_handle,
+					     p->display, &b->display_handle,
+					     NULL),
+			      "sharing a vrender buffer with the display");
 		}
-		if (fd >= 0)
-			close(fd);
 		handles[0] = b->display_handle;
 		pitches[0] = p->pitch;
-		igt_assert_eq(drmModeAddFB2(p->display, p->width, p->height,
-					    DRM_FORMAT_XRGB8888, handles, pitches,
-					    offsets, &b->fb, 0), 0);
+		check_drm(drmModeAddFB2(p->display, p->width, p->height,
+					DRM_FORMAT_XRGB8888, handles, pitches,
+					offsets, &b->fb, 0),
+			  "framebuffer");
 	}
 }
 
@@ -334,47 +341,38 @@ static int render_frame(struct pipeline *p, int b)
 	uint32_t sq = p->height / 4;
 	uint32_t x = (p->frame * 8) % (p->width - sq);
 	struct drm_vrender_cmd cmds[2] = {
-		{
-			.op = VRENDER_CMD_PATTERN,
-			.dst_handle = h,
-			.dst_pitch = p->pitch,
-			.width = p->width,
-			.height = p->height,
-			.value = p->frame,
-		},
-		primepair_vrender_fill(h, 0, p->pitch, x, p->height / 2 - sq / 2,
-				       sq, sq, 0xffffffff),
+		pp_vrender_pattern(h, p->pitch, p->width, p->height, p->frame),
+		pp_vrender_fill(h, 0, p->pitch, x, p->height / 2 - sq / 2,
+				sq, sq, 0xffffffff),
 	};
-	struct drm_vrender_submit s = {
-		.cmds = (uintptr_t)cmds,
-		.cmd_count = 2,
-		.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
-	};
+	int fence = -1;
 
-	igt_assert_eq(__primepair_vrender_submit(p->render, &s), 0);
-	return s.out_fence_fd;
+	check(pp_vrender_submit(p->render, cmds, 2,
+				VRENDER_SUBMIT_OUT_FENCE_FD, &fence),
+	      "vrender job");
+	return fence;
 }
 
 /* When the job behind @fence signalled, CLOCK_MONOTONIC ns; waits for it */
 static int64_t fence_time(int fence)
 {
-	struct sync_fence_info fi = { 0 };
-	struct sync_file_info info = {
-		.num_fences = 1,
-		.sync_fence_info = (uintptr_t)&fi,
-	};
-	struct pollfd pfd = { .fd = fence, .events = POLLIN };
+	int64_t t = 0;
+	int status = 0;
 
-	igt_assert_eq(poll(&pfd, 1, 10000), 1);
-	igt_assert_eq(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
-	igt_assert_eq(fi.status, 1);
-	return fi.timestamp_ns;
+	check(pp_sync_file_wait(fence, 10000), "waiting for vrender's fence");
+	check(pp_sync_file_info(fence, &status, &t), "vrender's fence");
+	if (status != 1)
+		die("vrender's job failed: %s", strerror(-status));
+	return t;
 }
 
 static void commit(struct pipeline *p, int b, int fence, bool modeset)
 {
 	drmModeAtomicReq *req = drmModeAtomicAlloc();
 	uint32_t flags = DRM_MODE_PAGE_FLIP_EVENT;
+
+	if (!req)
+		die("out of memory");
 
 	if (modeset) {
 		drmModeAtomicAddProperty(req, p->conn, p->prop_conn_crtc, p->crtc);
@@ -387,23 +385,17 @@ static void commit(struct pipeline *p, int b, int fence, bool modeset)
 	}
 	add_plane(p, req, b, p->explicit_sync ? fence : -1);
 	if (p->capture_dir && p->frame % p->capture_every == 0) {
-		drmModeAtomicAddProperty(req, p->wb_conn,
-			prop_id(p->display, p->wb_conn,
-				DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID"), p->crtc);
-		drmModeAtomicAddProperty(req, p->wb_conn,
-			prop_id(p->display, p->wb_conn,
-				DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID"),
-			p->wb_fb);
-		drmModeAtomicAddProperty(req, p->wb_conn,
-			prop_id(p->display, p->wb_conn,
-				DRM_MODE_OBJECT_CONNECTOR,
-				"WRITEBACK_OUT_FENCE_PTR"),
-			(uintptr_t)&p->wb_fence);
+		const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
+
+		add(p, req, p->wb_conn, t, "CRTC_ID", p->crtc);
+		add(p, req, p->wb_conn, t, "WRITEBACK_FB_ID", p->wb_fb);
+		add(p, req, p->wb_conn, t, "WRITEBACK_OUT_FENCE_PTR",
+		    (uintptr_t)&p->wb_fence);
 		p->wb_frame = p->frame;
 		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
 	}
-	igt_assert_eq(drmModeAtomicCommit(p->display, req, flags,
-					  (void *)(intptr_t)b), 0);
+	check_drm(drmModeAtomicCommit(p->display, req, flags,
+				      (void *)(intptr_t)b), "atomic commit");
 	drmModeAtomicFree(req);
 	p->pending = b;
 	p->buf[b].busy = 1;
@@ -419,7 +411,8 @@ static void flip_done(int fd, unsigned int seq, unsigned int sec,
 	int b = (int)(intptr_t)data;
 
 	(void)fd;
-	igt_assert_eq(b, p->pending);
+	if (b != p->pending)
+		die("flip of buffer %d completed, %d was pending", b, p->pending);
 	if (p->shown_frames && seq > p->last_seq + 1)
 		p->missed += seq - p->last_seq - 1;
 	p->last_seq = seq;
@@ -456,10 +449,19 @@ static void camera_open(struct pipeline *p)
 		.memory = V4L2_MEMORY_DMABUF,
 	};
 
-	p->video = primepair_vivid_open(p->width, p->height, &pix);
-	igt_assert_eq_u32(pix.bytesperline, p->pitch);
-	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_REQBUFS, &req), 0);
-	igt_assert_eq_u32(req.count, p->nbuf);
+	p->video = pp_vivid_open(p->width, p->height, &pix);
+	if (p->video < 0 && errno == ENODEV)
+		die("no vivid capture node (modprobe vivid)");
+	if (p->video < 0 && errno == EOPNOTSUPP)
+		die("vivid does not capture %ux%u XBGR32", p->width, p->height);
+	if (p->video < 0)
+		die("setting vivid's format: %s", strerror(errno));
+	if (pix.bytesperline != p->pitch)
+		die("vivid's pitch %u is not the buffers' %u", pix.bytesperline,
+		    p->pitch);
+	check(pp_v4l2_ioctl(p->video, VIDIOC_REQBUFS, &req), "VIDIOC_REQBUFS");
+	if (req.count != (uint32_t)p->nbuf)
+		die("vivid took %u buffers, not %d", req.count, p->nbuf);
 }
 
 static void camera_queue(struct pipeline *p, int b)
@@ -472,7 +474,7 @@ static void camera_queue(struct pipeline *p, int b)
 	};
 
 	buf.m.fd = p->buf[b].dmabuf;
-	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_QBUF, &buf), 0);
+	check(pp_v4l2_ioctl(p->video, VIDIOC_QBUF, &buf), "VIDIOC_QBUF");
 	p->buf[b].busy = 1;
 }
 
@@ -485,10 +487,11 @@ static int camera_dequeue(struct pipeline *p)
 	};
 	struct pollfd pfd = { .fd = p->video, .events = POLLIN };
 
-	igt_assert_eq(poll(&pfd, 1, 10000), 1);
-	igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_DQBUF, &buf), 0);
+	if (poll(&pfd, 1, 10000) != 1)
+		die("no frame from vivid in 10 s");
+	check(pp_v4l2_ioctl(p->video, VIDIOC_DQBUF, &buf), "VIDIOC_DQBUF");
 	/* vivid's own timestamps follow its virtual clock: take ours */
-	p->capture_ns[buf.index] = primepair_now_ns();
+	p->capture_ns[buf.index] = pp_now_ns();
 	return buf.index;
 }
 
@@ -502,7 +505,8 @@ static void camera_zero_copy_proof(struct pipeline *p)
 	FILE *f = fopen("/sys/kernel/debug/primebuf/buffers", "r");
 	int own = 0, attached = 0;
 
-	igt_assert(f);
+	if (!f)
+		die("cannot read primebuf's buffer list: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned int att, maps, vmaps;
 
@@ -514,11 +518,11 @@ static void camera_zero_copy_proof(struct pipeline *p)
 		attached += att > 0 || vmaps > 0;
 	}
 	fclose(f);
-	own -= p->capture_dir != NULL;	/* the writeback target */
+	own -= !!p->capture_dir;	/* the writeback target */
 	printf("zero-copy: %d buffers exist, vivid holds %d/%d scanout buffers (attached or vmapped)\n",
 	       own, attached, p->nbuf);
-	igt_assert_eq(own, p->nbuf);
-	igt_assert_eq(attached, p->nbuf);
+	if (own != p->nbuf || attached != p->nbuf)
+		die("zero-copy proof failed");
 }
 
 /* Compare primebuf's listing with what vrender mapped */
@@ -528,7 +532,8 @@ static void zero_copy_proof(struct pipeline *p)
 	FILE *f = fopen("/sys/kernel/debug/primebuf/buffers", "r");
 	int own = 0, matched = 0;
 
-	igt_assert(f);
+	if (!f)
+		die("cannot read primebuf's buffer list: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long id, phys;
 		char placement[16], driver[16];
@@ -549,37 +554,22 @@ static void zero_copy_proof(struct pipeline *p)
 				.segs_count = 1,
 			};
 
-			igt_assert_eq(__primepair_vrender_bo_info(p->render, &info), 0);
+			check(vrender_bo_info(p->render, &info), "BO_INFO");
 			if (info.nsegs && seg.addr == phys)
 				matched++;
 		}
 	}
 	fclose(f);
-	own -= p->capture_dir != NULL;	/* the writeback target */
+	own -= !!p->capture_dir;	/* the writeback target */
 	printf("zero-copy: %d buffers exist, %d/%d scanout buffers are the pages vrender rendered into\n",
 	       own, matched, p->nbuf);
-	igt_assert_eq(own, p->nbuf);
-	igt_assert_eq(matched, p->nbuf);
+	if (own != p->nbuf || matched != p->nbuf)
+		die("zero-copy proof failed");
 }
 
-static const struct option pipeline_opts[] = {
-	PRIMEPAIR_DISPLAY_OPTION,
-	PRIMEPAIR_RENDER_OPTION,
-	{ "frames", required_argument, NULL, 'f' },
-	{ "buffers", required_argument, NULL, 'b' },
-	{ "width", required_argument, NULL, 'W' },
-	{ "height", required_argument, NULL, 'H' },
-	{ "explicit", no_argument, NULL, 'e' },
-	{ "reverse", no_argument, NULL, 'r' },
-	{ "capture", required_argument, NULL, 'c' },
-	{ "camera", no_argument, NULL, 'v' },
-	{ "every", required_argument, NULL, 'n' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static const char pipeline_help[] =
-	PRIMEPAIR_DISPLAY_HELP
-	PRIMEPAIR_RENDER_HELP
+	"  --display SPEC   KMS device: path, driver name or NAME:N (default vdisplay)\n"
+	"  --render SPEC    render node: path, driver name or NAME:N (default vrender)\n"
 	"  --frames N       frames to show (default 120)\n"
 	"  --buffers N      scanout buffers, 2 to 8 (default 3)\n"
 	"  --width W --height H   mode to use (default 640x480)\n"
@@ -587,34 +577,103 @@ static const char pipeline_help[] =
 	"  --reverse        buffers from vrender, imported by vdisplay\n"
 	"  --camera         frames from vivid (V4L2 DMABUF import)\n"
 	"  --capture DIR    save frames written back by vdisplay as PNG\n"
-	"  --every N        capture every N-th frame (default 30)\n";
+	"  --every N        capture every N-th frame (default 30)\n"
+	"  --help, -h       this text\n";
 
 static struct pipeline pl = {
 	.width = 640, .height = 480, .nbuf = 3, .pending = -1, .shown = -1,
 	.capture_every = 30, .wb_fence = -1,
 };
+
 static unsigned int frames = 120;
 
-static int pipeline_opt(int opt, int opt_index, void *data)
+__attribute__((noreturn))
+static void usage(int status)
 {
-	struct pipeline *p = data;
-
-	switch (opt) {
-	case 'f': frames = atoi(optarg); break;
-	case 'b': p->nbuf = atoi(optarg); break;
-	case 'W': p->width = atoi(optarg); break;
-	case 'H': p->height = atoi(optarg); break;
-	case 'e': p->explicit_sync = true; break;
-	case 'r': p->reverse = true; break;
-	case 'c': p->capture_dir = optarg; break;
-	case 'v': p->camera = true; break;
-	case 'n': p->capture_every = atoi(optarg); break;
-	default: return primepair_device_opt(opt, opt_index, &p->specs);
-	}
-	return IGT_OPT_HANDLER_SUCCESS;
+	fprintf(status ? stderr : stdout, "Usage: pipeline [OPTIONS]\n%s",
+		pipeline_help);
+	exit(status);
 }
 
-igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
+static void parse_args(int argc, char **argv, struct pipeline *p)
+{
+	static const struct option opts[] = {
+		{ "display", required_argument, NULL, 'D' },
+		{ "render", required_argument, NULL, 'R' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "buffers", required_argument, NULL, 'b' },
+		{ "width", required_argument, NULL, 'W' },
+		{ "height", required_argument, NULL, 'H' },
+		{ "explicit", no_argument, NULL, 'e' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "capture", required_argument, NULL, 'c' },
+		{ "camera", no_argument, NULL, 'v' },
+		{ "every", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'D':
+			p->display_spec = optarg;
+			break;
+		case 'R':
+			p->render_spec = optarg;
+			break;
+		case 'f':
+			frames = atoi(optarg);
+			break;
+		case 'b':
+			p->nbuf = atoi(optarg);
+			break;
+		case 'W':
+			p->width = atoi(optarg);
+			break;
+		case 'H':
+			p->height = atoi(optarg);
+			break;
+		case 'e':
+			p->explicit_sync = true;
+			break;
+		case 'r':
+			p->reverse = true;
+			break;
+		case 'c':
+			p->capture_dir = optarg;
+			break;
+		case 'v':
+			p->camera = true;
+			break;
+		case 'n':
+			p->capture_every = atoi(optarg);
+			break;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+	if (p->nbuf < 2 || p->nbuf > MAX_BUFFERS)
+		die("--buffers must be 2 to %d", MAX_BUFFERS);
+	if (!frames || (p->capture_dir && !p->capture_every))
+		die("--frames and --every must be at least 1");
+}
+
+static int open_or_die(const char *spec, const char *driver, bool render)
+{
+	int fd = pp_open_device(spec, driver, render);
+
+	if (fd < 0)
+		die("no %s node for \"%s\": %s", render ? "render" : "primary",
+		    spec ?: driver, strerror(errno));
+	return fd;
+}
+
+int main(int argc, char **argv)
 {
 	struct pipeline *p = &pl;
 	drmEventContext ev = {
@@ -624,13 +683,13 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	int fence, next;
 	int64_t t0;
 
-	igt_assert(p->nbuf >= 2 && p->nbuf <= MAX_BUFFERS);
+	parse_args(argc, argv, p);
 	p->latency = calloc(frames + 1, sizeof(*p->latency));
+	if (!p->latency)
+		die("out of memory");
 
-	p->display = primepair_require_device(p->specs.display,
-					      PRIMEPAIR_DISPLAY_DRIVER, false);
-	p->render = primepair_require_device(p->specs.render,
-					     PRIMEPAIR_RENDER_DRIVER, true);
+	p->display = open_or_die(p->display_spec, PP_DISPLAY_DRIVER, false);
+	p->render = open_or_die(p->render_spec, PP_RENDER_DRIVER, true);
 	setup_kms(p);
 	if (p->capture_dir)
 		setup_writeback(p, NULL);
@@ -645,8 +704,8 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		camera_open(p);
 		for (int i = 0; i < p->nbuf; i++)
 			camera_queue(p, i);
-		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_STREAMON,
-						   &type), 0);
+		check(pp_v4l2_ioctl(p->video, VIDIOC_STREAMON, &type),
+		      "VIDIOC_STREAMON");
 		next = camera_dequeue(p);
 		commit(p, next, -1, true);
 	} else {
@@ -654,13 +713,14 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		p->fence[0] = fence;
 		commit(p, 0, fence, true);
 	}
-	t0 = primepair_now_ns();
+	t0 = pp_now_ns();
 
 	while (p->shown_frames < frames) {
 		struct pollfd pfd = { .fd = p->display, .events = POLLIN };
 
-		igt_assert_eq(poll(&pfd, 1, 5000), 1);
-		igt_assert_eq(drmHandleEvent(p->display, &ev), 0);
+		if (poll(&pfd, 1, 5000) != 1)
+			die("no flip completed in 5 s");
+		check_drm(drmHandleEvent(p->display, &ev), "drmHandleEvent");
 		if (p->shown_frames >= frames)
 			break;
 
@@ -680,7 +740,8 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		do {
 			next = (next + 1) % p->nbuf;
 		} while (p->buf[next].busy && next != p->shown);
-		igt_assert(!p->buf[next].busy);
+		if (p->buf[next].busy)
+			die("no free buffer");
 		p->frame++;
 		fence = render_frame(p, next);
 		p->fence[next] = fence;
@@ -695,8 +756,8 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	       p->explicit_sync ? "explicit (IN_FENCE_FD)" : "implicit (dma_resv)",
 	       p->width, p->height, p->mode.vrefresh, p->nbuf);
 	printf("frames shown: %u in %.2f s (%.1f fps), vblanks missed: %u\n",
-	       p->shown_frames, (primepair_now_ns() - t0) / 1e9,
-	       p->shown_frames * 1e9 / (primepair_now_ns() - t0), p->missed);
+	       p->shown_frames, (pp_now_ns() - t0) / 1e9,
+	       p->shown_frames * 1e9 / (pp_now_ns() - t0), p->missed);
 	printf("%s to flip-done: median %.2f ms, p99 %.2f ms\n",
 	       p->camera ? "capture" : "render-done",
 	       p->latency[p->nlatency / 2] / 1e6,
@@ -711,10 +772,10 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 		};
 
 		camera_zero_copy_proof(p);
-		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_STREAMOFF,
-						   &type), 0);
-		igt_assert_eq(primepair_v4l2_ioctl(p->video, VIDIOC_REQBUFS,
-						   &req), 0);
+		check(pp_v4l2_ioctl(p->video, VIDIOC_STREAMOFF, &type),
+		      "VIDIOC_STREAMOFF");
+		check(pp_v4l2_ioctl(p->video, VIDIOC_REQBUFS, &req),
+		      "VIDIOC_REQBUFS");
 		close(p->video);
 		for (int i = 0; i < p->nbuf; i++)
 			close(p->buf[i].dmabuf);
@@ -734,4 +795,5 @@ igt_simple_main_args("", pipeline_opts, pipeline_help, pipeline_opt, &pl)
 	close(p->render);
 	close(p->display);
 	free(p->latency);
+	return 0;
 }

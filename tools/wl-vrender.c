@@ -9,8 +9,9 @@
  * The window is fullscreen: through zwp_fullscreen_shell_v1 where the
  * compositor has it (weston --shell=fullscreen-shell.so), at the size of the
  * first output's current mode; else as an xdg_toplevel asking for
- * fullscreen, at the size of the compositor's first configure.  Each frame is vrender's PATTERN test image keyed by the
- * frame number, rendered by a vrender job into one of N buffers (BO_CREATE
+ * fullscreen, at the size of the compositor's first configure.  Each frame
+ * is vrender's PATTERN test image keyed by the frame number, rendered by a
+ * vrender job into one of N buffers (BO_CREATE
  * on the render node, exported with drmPrimeHandleToFD) and committed once
  * the job is done.  After the last frame has been presented (its frame
  * callback fired) it prints one line for the test that drives it:
@@ -52,7 +53,7 @@
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
-#include "primepair.h"
+#include "libprimepair.h"
 #include "vrender.h"
 
 #define MAX_BUFFERS	4
@@ -431,7 +432,8 @@ static void window_fullscreen_shell(struct client *c)
 	if (!c->output)
 		die("zwp_fullscreen_shell_v1 without a wl_output", ENOTSUP);
 	zwp_fullscreen_shell_v1_present_surface(c->fullscreen, c->surface,
-		ZWP_FULLSCREEN_SHELL_V1_PRESENT_METHOD_DEFAULT, c->output);
+						ZWP_FULLSCREEN_SHELL_V1_PRESENT_METHOD_DEFAULT,
+						c->output);
 }
 
 static void window_xdg(struct client *c)
@@ -507,10 +509,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 
-	c.render = primepair_open_device(device, PRIMEPAIR_RENDER_DRIVER,
-					 true);
+	c.render = pp_open_device(device, PP_RENDER_DRIVER, true);
 	if (c.render < 0)
-		die(device ? device : PRIMEPAIR_RENDER_DRIVER, errno);
+		die(device ? device : PP_RENDER_DRIVER, errno);
 	if (!vrender_is_vrender(c.render))
 		die("not a vrender node", ENODEV);
 	ret = vrender_bo_create(c.render, 4096, 0, &c.result);

@@ -2,8 +2,10 @@
 /*
  * primepair.h - helpers shared by primepair's IGT-style tests.
  *
- * Built on the IGT core API only, so this file and primepair.c work both
- * with the standalone library next to them and inside an IGT tree.
+ * Built on the IGT core API and on libprimepair (lib/libprimepair), whose
+ * error-returning functions these wrap with skips and assertions, so this
+ * file and primepair.c work both with the standalone library next to them
+ * and inside an IGT tree.
  */
 #ifndef PRIMEPAIR_H
 #define PRIMEPAIR_H
@@ -12,12 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprimepair.h"
+
 /* DRM driver names (drmVersion.name) */
-#define PRIMEPAIR_DISPLAY_DRIVER	"vdisplay"
-#define PRIMEPAIR_RENDER_DRIVER		"vrender"
+#define PRIMEPAIR_DISPLAY_DRIVER	PP_DISPLAY_DRIVER
+#define PRIMEPAIR_RENDER_DRIVER		PP_RENDER_DRIVER
 
 /* primebuf's accounting file: one "name: value" line per counter */
-#define PRIMEPAIR_SUMMARY_PATH		"/sys/kernel/debug/primebuf/summary"
+#define PRIMEPAIR_SUMMARY_PATH		PP_SUMMARY_PATH
 
 /*
  * Open the primary node (/dev/dri/card*) or the render node
@@ -114,11 +118,12 @@ uint64_t primepair_summary(const char *key);
 /*
  * The summary's counters of live objects: all read 0 when nothing is
  * allocated, attached, mapped or exported.  The other lines (created,
- * released, migrations) are totals since the module was loaded.
+ * released, migrations) are totals since the module was loaded.  A list
+ * of string literals, each followed by a comma, for an array initializer;
+ * the list itself is libprimepair's live_counters.h.
  */
-#define PRIMEPAIR_LIVE_COUNTERS \
-	"buffers", "imports", "exports", "attachments", "mappings", "vmaps", \
-	"bytes"
+#define PRIMEPAIR_COUNTER_STRING(name)	#name,
+#define PRIMEPAIR_LIVE_COUNTERS		PP_LIVE_COUNTERS(PRIMEPAIR_COUNTER_STRING)
 
 /* Every live counter of PRIMEPAIR_SUMMARY_PATH is 0: nothing leaked */
 void primepair_assert_summary_zero(void);

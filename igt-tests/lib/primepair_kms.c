@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * primepair_kms.c - KMS helpers for the vdisplay tests, on libdrm.
+ * primepair_kms.c - KMS helpers for the vdisplay tests, on libdrm and
+ * libprimepair.
  */
 
 #include <errno.h>
@@ -10,59 +11,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
 
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair.h"
 #include "primepair_kms.h"
 
 uint32_t primepair_prop_id(int fd, uint32_t id, uint32_t type, const char *name)
 {
-	drmModeObjectPropertiesPtr props;
-	uint32_t prop_id = 0;
-	uint32_t i;
+	uint32_t prop_id = pp_prop_id(fd, id, type, name);
 
-	props = drmModeObjectGetProperties(fd, id, type);
-	igt_assert(props);
-	for (i = 0; i < props->count_props && !prop_id; i++) {
-		drmModePropertyPtr p = drmModeGetProperty(fd, props->props[i]);
-
-		if (p && !strcmp(p->name, name))
-			prop_id = p->prop_id;
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(props);
 	igt_assert_f(prop_id, "object %u has no property %s\n", id, name);
 	return prop_id;
 }
 
 uint64_t primepair_prop_value(int fd, uint32_t id, uint32_t type, const char *name)
 {
-	uint32_t prop_id = primepair_prop_id(fd, id, type, name);
-	drmModeObjectPropertiesPtr props;
 	uint64_t value = 0;
-	uint32_t i;
 
-	props = drmModeObjectGetProperties(fd, id, type);
-	igt_assert(props);
-	for (i = 0; i < props->count_props; i++)
-		if (props->props[i] == prop_id)
-			value = props->prop_values[i];
-	drmModeFreeObjectProperties(props);
+	primepair_prop_id(fd, id, type, name);
+	igt_assert_eq(pp_prop_value(fd, id, type, name, &value), 0);
 	return value;
 }
 
 void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
 	    const char *name, uint64_t value)
 {
-	igt_assert_lt(0, drmModeAtomicAddProperty(req, id,
-						  primepair_prop_id(fd, id, type, name),
-						  value));
+	primepair_prop_id(fd, id, type, name);
+	igt_assert_eq(pp_atomic_add(fd, req, id, type, name, value), 0);
 }
 
 static void primepair_pick_mode(drmModeConnectorPtr c, drmModeModeInfo *mode)
@@ -172,50 +151,59 @@ void primepair_kms_close(struct primepair_kms *kms)
 	kms->fd = -1;
 }
 
+/* The test's view of a libprimepair framebuffer, and back */
+static void fb_from_pp(struct primepair_fb *fb, const struct pp_fb *pp)
+{
+	fb->handle = pp->handle;
+	fb->fb_id = pp->fb_id;
+	fb->width = pp->width;
+	fb->height = pp->height;
+	fb->format = pp->format;
+	fb->pitch = pp->pitch;
+	fb->cpp = pp->cpp;
+	fb->size = pp->size;
+	fb->map = pp->map;
+}
+
+static void fb_to_pp(struct pp_fb *pp, const struct primepair_fb *fb)
+{
+	pp->handle = fb->handle;
+	pp->fb_id = fb->fb_id;
+	pp->width = fb->width;
+	pp->height = fb->height;
+	pp->format = fb->format;
+	pp->pitch = fb->pitch;
+	pp->cpp = fb->cpp;
+	pp->size = fb->size;
+	pp->map = fb->map;
+}
+
 void primepair_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
 		  struct primepair_fb *fb)
 {
-	uint32_t handles[4] = {}, pitches[4] = {}, offsets[4] = {};
-	struct drm_mode_create_dumb create = {};
-	struct drm_mode_map_dumb map = {};
+	struct pp_fb pp;
 
-	memset(fb, 0, sizeof(*fb));
-	fb->cpp = format == DRM_FORMAT_RGB565 ? 2 : 4;
-	create.width = w;
-	create.height = h;
-	create.bpp = fb->cpp * 8;
-	do_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create);
-	fb->handle = create.handle;
-	fb->pitch = create.pitch;
-	fb->size = create.size;
-	fb->width = w;
-	fb->height = h;
-	fb->format = format;
-
-	map.handle = fb->handle;
-	do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map);
-	fb->map = mmap(NULL, fb->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       map.offset);
-	igt_assert(fb->map != MAP_FAILED);
+	igt_assert_eq(pp_fb_create(fd, w, h, format, &pp), 0);
+	fb_from_pp(fb, &pp);
+	igt_assert_eq(pp_fb_map(fd, &pp), 0);
+	fb->map = pp.map;
 	memset(fb->map, 0, fb->size);
-
-	handles[0] = fb->handle;
-	pitches[0] = fb->pitch;
-	igt_assert_eq(drmModeAddFB2(fd, w, h, format, handles, pitches, offsets,
-				    &fb->fb_id, 0), 0);
+	igt_assert_eq(pp_fb_add(fd, &pp), 0);
+	fb->fb_id = pp.fb_id;
+	errno = 0;
 }
 
 void primepair_fb_destroy(int fd, struct primepair_fb *fb)
 {
-	struct drm_mode_destroy_dumb destroy = { .handle = fb->handle };
+	struct pp_fb pp;
 
-	if (fb->fb_id)
-		drmModeRmFB(fd, fb->fb_id);
-	if (fb->map)
-		munmap(fb->map, fb->size);
-	if (fb->handle)
-		do_ioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &destroy);
+	fb_to_pp(&pp, fb);
 	memset(fb, 0, sizeof(*fb));
+	/* a test may have removed the framebuffer itself */
+	if (pp.fb_id)
+		drmModeRmFB(fd, pp.fb_id);
+	pp.fb_id = 0;
+	igt_assert_eq(pp_fb_destroy(fd, &pp), 0);
 }
 
 void primepair_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,
@@ -342,25 +330,18 @@ void primepair_writeback_capture(struct primepair_kms *kms, struct primepair_out
 	close(fence);
 }
 
-static int primepair_debugfs_dir(int fd, char *buf, size_t len)
-{
-	struct stat st;
-
-	igt_assert_eq(fstat(fd, &st), 0);
-	return snprintf(buf, len, "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
-}
-
 void primepair_crc_start(struct primepair_kms *kms, struct primepair_output *o,
 			 struct primepair_crc *c)
 {
-	char dir[64], path[128];
+	char name[32], path[128];
 
-	primepair_debugfs_dir(kms->fd, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/crtc-%u/crc/control", dir, o->crtc_index);
+	snprintf(name, sizeof(name), "crtc-%u/crc/control", o->crtc_index);
+	igt_assert_eq(pp_dri_debugfs_path(kms->fd, name, path, sizeof(path)), 0);
 	c->ctl_fd = open(path, O_WRONLY);
 	igt_require_f(c->ctl_fd >= 0, "no %s\n", path);
 	igt_assert_eq(write(c->ctl_fd, "auto", 4), 4);
-	snprintf(path, sizeof(path), "%s/crtc-%u/crc/data", dir, o->crtc_index);
+	snprintf(name, sizeof(name), "crtc-%u/crc/data", o->crtc_index);
+	igt_assert_eq(pp_dri_debugfs_path(kms->fd, name, path, sizeof(path)), 0);
 	c->data_fd = open(path, O_RDONLY);
 	igt_assert_f(c->data_fd >= 0, "open %s: %m\n", path);
 }

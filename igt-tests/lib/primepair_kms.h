@@ -130,7 +130,6 @@ unsigned int primepair_crc_count_new(struct primepair_kms *kms,
 				     struct primepair_output *o, uint32_t old,
 				     unsigned int want, unsigned int max_frames);
 
-#endif /* PRIMEPAIR_KMS_H */
 
 /*
  * CPU reference of vdisplay's composer: formats read as ARGB8888 (RGB565
@@ -159,3 +158,5 @@ unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *im
 #define PRIMEPAIR_BLEND_PREMULTI	0
 #define PRIMEPAIR_BLEND_COVERAGE	1
 #define PRIMEPAIR_BLEND_NONE		2
+
+#endif /* PRIMEPAIR_KMS_H */

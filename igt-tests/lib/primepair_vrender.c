@@ -1,29 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * primepair_vrender.c - wrappers of vrender's uapi for tests and tools.
+ * primepair_vrender.c - wrappers of vrender's uapi for tests: libvrender's
+ * and libprimepair's calls, with assertions.
  */
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <linux/sync_file.h>
 
 #include <xf86drm.h>
 
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair_vrender.h"
 #include "vrender.h"
-
 
 int __primepair_vrender_get_param(int fd, uint32_t param, uint64_t *value)
 {
@@ -86,7 +80,7 @@ uint64_t primepair_vrender_submit(int fd, const struct drm_vrender_cmd *cmds,
 
 int64_t primepair_now_ns(void)
 {
-	return vrender_now_ns();
+	return pp_now_ns();
 }
 
 int __primepair_vrender_bo_wait(int fd, uint32_t handle, int64_t abs_ns)
@@ -106,19 +100,7 @@ struct drm_vrender_cmd primepair_vrender_fill(uint32_t dst, uint64_t offset,
 					      uint32_t y, uint32_t w,
 					      uint32_t h, uint32_t value)
 {
-	struct drm_vrender_cmd c = {
-		.op = VRENDER_CMD_FILL,
-		.dst_handle = dst,
-		.dst_offset = offset,
-		.dst_pitch = pitch,
-		.dst_x = x,
-		.dst_y = y,
-		.width = w,
-		.height = h,
-		.value = value,
-	};
-
-	return c;
+	return pp_vrender_fill(dst, offset, pitch, x, y, w, h, value);
 }
 
 struct drm_vrender_cmd primepair_vrender_checksum(uint32_t src,
@@ -128,47 +110,23 @@ struct drm_vrender_cmd primepair_vrender_checksum(uint32_t src,
 						  uint32_t result,
 						  uint64_t result_offset)
 {
-	struct drm_vrender_cmd c = {
-		.op = VRENDER_CMD_CHECKSUM,
-		.dst_handle = result,
-		.dst_offset = result_offset,
-		.src_handle = src,
-		.src_offset = src_offset,
-		.src_pitch = src_pitch,
-		.width = w,
-		.height = h,
-	};
-
-	return c;
+	return pp_vrender_checksum(src, src_offset, src_pitch, w, h, result,
+				   result_offset);
 }
 
 uint32_t primepair_vrender_crc32(int fd, uint32_t handle, uint64_t size)
 {
-	struct drm_vrender_cmd c;
-	uint32_t result, crc;
-	uint32_t *map;
+	uint32_t crc = 0;
 
 	igt_assert(size % 4 == 0 && size / 4 <= UINT32_MAX);
-	result = primepair_vrender_bo_create(fd, 4096);
-	c = primepair_vrender_checksum(handle, 0, size, size / 4, 1, result, 0);
-	primepair_vrender_submit(fd, &c, 1);
-	primepair_vrender_bo_wait(fd, result, 10ll * 1000000000);
-
-	map = primepair_vrender_bo_mmap(fd, result, 4096, PROT_READ);
-	crc = map[0];
-	munmap(map, 4096);
-	igt_assert_eq(drmCloseBufferHandle(fd, result), 0);
+	igt_assert_eq(pp_vrender_crc32(fd, handle, size, &crc), 0);
 	return crc;
 }
 
 uint32_t primepair_vrender_pattern_pixel(uint32_t x, uint32_t y,
 					 uint32_t frame)
 {
-	uint32_t check = (((x + frame * 4) / 32) ^ (y / 32)) & 1;
-	uint32_t r = (x + frame) & 0xff;
-	uint32_t g = (y + 2 * frame) & 0xff;
-
-	return 0xff000000u | r << 16 | g << 8 | (check ? 0xff : 0);
+	return pp_pattern_pixel(x, y, frame);
 }
 
 static void write_number(const char *path, long long value)
@@ -187,11 +145,8 @@ void primepair_vrender_debugfs_write(int fd, const char *name,
 				     long long value)
 {
 	char path[128];
-	struct stat st;
 
-	igt_assert_eq(fstat(fd, &st), 0);
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/%s",
-		 minor(st.st_rdev), name);
+	igt_assert_eq(pp_dri_debugfs_path(fd, name, path, sizeof(path)), 0);
 	write_number(path, value);
 }
 
@@ -219,16 +174,13 @@ void primepair_vrender_set_param(const char *name, unsigned long long value)
 
 int primepair_sync_file_status(int fence_fd)
 {
-	struct sync_file_info info;
+	int status = 0;
 
-	memset(&info, 0, sizeof(info));
-	igt_assert_eq(ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info), 0);
-	return info.status;
+	igt_assert_eq(pp_sync_file_info(fence_fd, &status, NULL), 0);
+	return status;
 }
 
 bool primepair_sync_file_wait(int fence_fd, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = fence_fd, .events = POLLIN };
-
-	return poll(&pfd, 1, timeout_ms) == 1;
+	return pp_sync_file_wait(fence_fd, timeout_ms) == 0;
 }

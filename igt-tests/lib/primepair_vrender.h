@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * primepair_vrender.h - wrappers of vrender's uapi for tests and tools.
+ * primepair_vrender.h - wrappers of vrender's uapi for tests.
  *
  * Functions named __primepair_vrender_*() return 0 or -errno; the ones
  * without underscores assert success.

@@ -17,25 +17,42 @@
  * default the first vrender render node.
  */
 
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xf86drm.h>
 
-#include "igt.h"
-#include "primepair.h"
-#include "primepair_vrender.h"
+#include "libprimepair.h"
+#include "vrender.h"
 
 #define PITCH	16384		/* 4096 pixels per row */
 #define MIB	(1024 * 1024)
 
-static struct primepair_device_specs specs;
+__attribute__((noreturn, format(printf, 1, 2)))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
 
-static const struct option bench_opts[] = {
-	PRIMEPAIR_DEVICE_OPTION,
-	{ NULL, 0, NULL, 0 },
-};
+	fflush(stdout);
+	fputs("bench-vrender: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* A libprimepair or libvrender call returned @ret: go on only if 0 */
+static void check(int ret, const char *what)
+{
+	if (ret)
+		die("%s: %s", what, strerror(-ret));
+}
 
 static double seconds(int64_t ns)
 {
@@ -55,17 +72,18 @@ static double engine_rate(int fd, struct drm_vrender_cmd *cmd,
 	int64_t t0;
 	unsigned int i;
 
-	primepair_vrender_submit(fd, cmd, 1);		/* warm up, allocate */
-	primepair_vrender_bo_wait(fd, wait_bo, 60ll * 1000000000);
+	/* warm up, allocate */
+	check(pp_vrender_submit(fd, cmd, 1, 0, NULL), "SUBMIT");
+	check(pp_vrender_wait(fd, wait_bo, 60ll * 1000000000), "BO_WAIT");
 
-	t0 = primepair_now_ns();
+	t0 = pp_now_ns();
 	for (i = 0; i < rounds; i++) {
 		if (cmd->op == VRENDER_CMD_FILL)	/* COPY takes none */
 			cmd->value ^= 1 + i;
-		primepair_vrender_submit(fd, cmd, 1);
+		check(pp_vrender_submit(fd, cmd, 1, 0, NULL), "SUBMIT");
 	}
-	primepair_vrender_bo_wait(fd, wait_bo, 120ll * 1000000000);
-	return size * rounds / seconds(primepair_now_ns() - t0) / MIB;
+	check(pp_vrender_wait(fd, wait_bo, 120ll * 1000000000), "BO_WAIT");
+	return size * rounds / seconds(pp_now_ns() - t0) / MIB;
 }
 
 static double memset_rate(void *buf, uint64_t size, unsigned int rounds)
@@ -74,12 +92,13 @@ static double memset_rate(void *buf, uint64_t size, unsigned int rounds)
 	int64_t t0;
 
 	memset(buf, 1, size);
-	t0 = primepair_now_ns();
+	t0 = pp_now_ns();
 	for (i = 0; i < rounds; i++)
 		memset(buf, i, size);
 	/* Keep the compiler from dropping the stores. */
-	igt_assert(((volatile uint8_t *)buf)[size - 1] == rounds - 1);
-	return size * rounds / seconds(primepair_now_ns() - t0) / MIB;
+	if (((volatile uint8_t *)buf)[size - 1] != rounds - 1)
+		die("memset() did not store");
+	return size * rounds / seconds(pp_now_ns() - t0) / MIB;
 }
 
 static double memcpy_rate(void *dst, void *src, uint64_t size,
@@ -90,13 +109,14 @@ static double memcpy_rate(void *dst, void *src, uint64_t size,
 
 	memset(src, 3, size);
 	memcpy(dst, src, size);
-	t0 = primepair_now_ns();
+	t0 = pp_now_ns();
 	for (i = 0; i < rounds; i++) {
 		((volatile uint8_t *)src)[0] = i;
 		memcpy(dst, src, size);
 	}
-	igt_assert(((volatile uint8_t *)dst)[0] == rounds - 1);
-	return size * rounds / seconds(primepair_now_ns() - t0) / MIB;
+	if (((volatile uint8_t *)dst)[0] != rounds - 1)
+		die("memcpy() did not copy");
+	return size * rounds / seconds(pp_now_ns() - t0) / MIB;
 }
 
 static void bench(int fd, uint64_t size)
@@ -107,11 +127,11 @@ static void bench(int fd, uint64_t size)
 	double fill, copy, cpu_set, cpu_copy;
 	void *x, *y;
 
-	a = primepair_vrender_bo_create(fd, size);
-	b = primepair_vrender_bo_create(fd, size);
+	check(vrender_bo_create(fd, size, 0, &a), "BO_CREATE");
+	check(vrender_bo_create(fd, size, 0, &b), "BO_CREATE");
 
-	cmd = primepair_vrender_fill(a, 0, PITCH, 0, 0, PITCH / 4,
-				     size / PITCH, 0x01010101);
+	cmd = pp_vrender_fill(a, 0, PITCH, 0, 0, PITCH / 4, size / PITCH,
+			      0x01010101);
 	fill = engine_rate(fd, &cmd, a, size, rounds);
 	cmd = (struct drm_vrender_cmd) {
 		.op = VRENDER_CMD_COPY,
@@ -120,12 +140,14 @@ static void bench(int fd, uint64_t size)
 		.width = PITCH / 4, .height = size / PITCH,
 	};
 	copy = engine_rate(fd, &cmd, b, size, rounds);
-	igt_assert_eq(drmCloseBufferHandle(fd, a), 0);
-	igt_assert_eq(drmCloseBufferHandle(fd, b), 0);
+	if (drmCloseBufferHandle(fd, a) || drmCloseBufferHandle(fd, b))
+		die("closing a buffer: %s", strerror(errno));
 
 	x = malloc(size);
 	y = malloc(size);
-	igt_assert(x && y);
+	if (!x || !y)
+		die("out of memory for two %llu MiB buffers",
+		    (unsigned long long)(size / MIB));
 	cpu_set = memset_rate(x, size, rounds);
 	cpu_copy = memcpy_rate(y, x, size, rounds);
 	free(x);
@@ -139,16 +161,67 @@ static void bench(int fd, uint64_t size)
 	       copy / cpu_copy);
 }
 
-igt_simple_main_args("", bench_opts, PRIMEPAIR_DEVICE_HELP,
-		     primepair_device_opt, &specs)
+/* engine_speed, a vrender module parameter */
+static unsigned long long engine_speed(void)
 {
-	int fd = primepair_require_device(specs.render, PRIMEPAIR_RENDER_DRIVER,
-					  true);
-	uint64_t max = primepair_vrender_get_param(fd,
-						   VRENDER_PARAM_MAX_BO_SIZE);
+	unsigned long long value = 0;
+	FILE *f = fopen("/sys/module/vrender/parameters/engine_speed", "re");
+
+	if (!f || fscanf(f, "%llu", &value) != 1)
+		die("cannot read vrender's engine_speed parameter");
+	fclose(f);
+	return value;
+}
+
+static const char help[] =
+	"  --device SPEC    render node: path, driver name or NAME:N (default vrender)\n"
+	"  --help, -h       this text\n";
+
+static const char *parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *device = NULL;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'h':
+			printf("Usage: bench-vrender [OPTIONS]\n%s", help);
+			exit(0);
+		default:
+			fprintf(stderr, "Usage: bench-vrender [OPTIONS]\n%s", help);
+			exit(2);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "Usage: bench-vrender [OPTIONS]\n%s", help);
+		exit(2);
+	}
+	return device;
+}
+
+int main(int argc, char **argv)
+{
+	const char *device = parse_args(argc, argv);
+	uint64_t max;
+	int fd;
+
+	fd = pp_open_device(device, PP_RENDER_DRIVER, true);
+	if (fd < 0)
+		die("no render node for \"%s\": %s", device ?: PP_RENDER_DRIVER,
+		    strerror(errno));
+	check(vrender_get_param(fd, VRENDER_PARAM_MAX_BO_SIZE, &max),
+	      "GET_PARAM(MAX_BO_SIZE)");
 
 	printf("vrender FILL/COPY vs CPU memset/memcpy (engine_speed=%llu)\n",
-	       primepair_vrender_param("engine_speed"));
+	       engine_speed());
 	bench(fd, 4 * MIB);
 	if (max >= 64ull * MIB)
 		bench(fd, 64 * MIB);
@@ -156,4 +229,5 @@ igt_simple_main_args("", bench_opts, PRIMEPAIR_DEVICE_HELP,
 		printf("64 MiB: above VRENDER_PARAM_MAX_BO_SIZE (%llu), skipped\n",
 		       (unsigned long long)max);
 	close(fd);
+	return 0;
 }

@@ -20,6 +20,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,7 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
-#include "igt.h"
-#include "primepair.h"
-#include "primepair_vrender.h"
+#include "libprimepair.h"
 
 static double now(void)
 {
@@ -44,13 +44,49 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static struct primepair_device_specs specs;
+__attribute__((noreturn, format(printf, 1, 2)))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
 
-static const struct option bench_opts[] = {
-	PRIMEPAIR_DISPLAY_OPTION,
-	PRIMEPAIR_RENDER_OPTION,
-	{ NULL, 0, NULL, 0 },
-};
+	fflush(stdout);
+	fputs("bench-prime: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* A @size x @size XRGB8888 dumb buffer on @fd */
+static uint32_t dumb_create(int fd, uint32_t size)
+{
+	uint32_t handle, pitch;
+	uint64_t bytes;
+
+	if (drmModeCreateDumbBuffer(fd, size, size, 32, 0, &handle, &pitch,
+				    &bytes))
+		die("creating a dumb buffer: %s", strerror(errno));
+	return handle;
+}
+
+static int export(int fd, uint32_t handle)
+{
+	int dmabuf;
+
+	if (drmPrimeHandleToFD(fd, handle, DRM_CLOEXEC, &dmabuf))
+		die("HANDLE_TO_FD: %s", strerror(errno));
+	return dmabuf;
+}
+
+static uint32_t import(int fd, int dmabuf)
+{
+	uint32_t handle;
+
+	if (drmPrimeFDToHandle(fd, dmabuf, &handle))
+		die("FD_TO_HANDLE: %s", strerror(errno));
+	return handle;
+}
 
 static uint64_t slab_kib(void)
 {
@@ -58,7 +94,8 @@ static uint64_t slab_kib(void)
 	uint64_t total = 0, v;
 	FILE *f = fopen("/proc/meminfo", "r");
 
-	igt_assert(f);
+	if (!f)
+		die("/proc/meminfo: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Slab: %lu kB", &v) == 1)
 			total = v;
@@ -69,14 +106,12 @@ static uint64_t slab_kib(void)
 /* One create + export + import + close of a 64x64 buffer */
 static void cycle_dumb(int exporter, int importer)
 {
-	uint32_t h, pitch, imp;
-	uint64_t size;
+	uint32_t h, imp;
 	int fd;
 
-	igt_assert_eq(drmModeCreateDumbBuffer(exporter, 64, 64, 32, 0, &h,
-					      &pitch, &size), 0);
-	igt_assert_eq(drmPrimeHandleToFD(exporter, h, DRM_CLOEXEC, &fd), 0);
-	igt_assert_eq(drmPrimeFDToHandle(importer, fd, &imp), 0);
+	h = dumb_create(exporter, 64);
+	fd = export(exporter, h);
+	imp = import(importer, fd);
 	close(fd);
 	drmCloseBufferHandle(importer, imp);
 	if (importer != exporter)
@@ -91,8 +126,9 @@ static void cycle_heap(int heap, int importer)
 	};
 	uint32_t imp;
 
-	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
-	igt_assert_eq(drmPrimeFDToHandle(importer, a.fd, &imp), 0);
+	if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a))
+		die("DMA_HEAP_IOCTL_ALLOC: %s", strerror(errno));
+	imp = import(importer, a.fd);
 	close(a.fd);
 	drmCloseBufferHandle(importer, imp);
 }
@@ -151,38 +187,34 @@ static void bench_lookups(int display, int render)
 		int n = counts[k];
 		uint32_t *dumb = calloc(n, sizeof(*dumb));
 		uint32_t *imp = calloc(n, sizeof(*imp));
-		uint32_t pitch, h;
-		uint64_t size;
 		double t0, t_h2fd, t_fd2h;
+		uint32_t h;
 		const int reps = 2000;
 		int fd;
 
+		if (!dumb || !imp)
+			die("out of memory");
 		for (int i = 0; i < n; i++) {
-			igt_assert_eq(drmModeCreateDumbBuffer(display, 32, 32, 32,
-							      0, &dumb[i],
-							      &pitch, &size), 0);
-			igt_assert_eq(drmPrimeHandleToFD(display, dumb[i],
-							 DRM_CLOEXEC, &fd), 0);
-			igt_assert_eq(drmPrimeFDToHandle(render, fd, &imp[i]),
-				      0);
+			dumb[i] = dumb_create(display, 32);
+			fd = export(display, dumb[i]);
+			imp[i] = import(render, fd);
 			close(fd);
 		}
 
 		t0 = now();
 		for (int r = 0; r < reps; r++) {
-			igt_assert_eq(drmPrimeHandleToFD(display,
-							 dumb[r % n],
-							 DRM_CLOEXEC, &fd), 0);
+			fd = export(display, dumb[r % n]);
 			close(fd);
 		}
 		t_h2fd = (now() - t0) / reps * 1e9;
 
-		igt_assert_eq(drmPrimeHandleToFD(display, dumb[n / 2],
-						 DRM_CLOEXEC, &fd), 0);
+		fd = export(display, dumb[n / 2]);
 		t0 = now();
 		for (int r = 0; r < reps; r++) {
-			igt_assert_eq(drmPrimeFDToHandle(render, fd, &h), 0);
-			igt_assert_eq_u32(h, imp[n / 2]);
+			h = import(render, fd);
+			if (h != imp[n / 2])
+				die("FD_TO_HANDLE gave handle %u, not %u", h,
+				    imp[n / 2]);
 		}
 		t_fd2h = (now() - t0) / reps * 1e9;
 		close(fd);
@@ -201,17 +233,16 @@ static void bench_lookups(int display, int render)
 static double slab_per_buffer(int exporter, int importer, int n)
 {
 	uint32_t *h = calloc(n, sizeof(*h)), *imp = calloc(n, sizeof(*imp));
-	uint64_t before, after, size;
-	uint32_t pitch;
+	uint64_t before, after;
 	int fd;
 
+	if (!h || !imp)
+		die("out of memory");
 	before = slab_kib();
 	for (int i = 0; i < n; i++) {
-		igt_assert_eq(drmModeCreateDumbBuffer(exporter, 64, 64, 32, 0,
-						      &h[i], &pitch, &size), 0);
-		igt_assert_eq(drmPrimeHandleToFD(exporter, h[i], DRM_CLOEXEC,
-						 &fd), 0);
-		igt_assert_eq(drmPrimeFDToHandle(importer, fd, &imp[i]), 0);
+		h[i] = dumb_create(exporter, 64);
+		fd = export(exporter, h[i]);
+		imp[i] = import(importer, fd);
 		close(fd);
 	}
 	after = slab_kib();
@@ -240,20 +271,67 @@ static void bench_memory(int display, int render, int vgem)
 	printf("csv,slab,vgem,%.0f\n", peer);
 }
 
-igt_simple_main_args("", bench_opts,
-		     PRIMEPAIR_DISPLAY_HELP PRIMEPAIR_RENDER_HELP,
-		     primepair_device_opt, &specs)
+static const char help[] =
+	"  --display SPEC   KMS device: path, driver name or NAME:N (default vdisplay)\n"
+	"  --render SPEC    render node: path, driver name or NAME:N (default vrender)\n"
+	"  --help, -h       this text\n";
+
+static void parse_args(int argc, char **argv, const char **display,
+		       const char **render)
 {
+	static const struct option opts[] = {
+		{ "display", required_argument, NULL, 'D' },
+		{ "render", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'D':
+			*display = optarg;
+			break;
+		case 'R':
+			*render = optarg;
+			break;
+		case 'h':
+			printf("Usage: bench-prime [OPTIONS]\n%s", help);
+			exit(0);
+		default:
+			fprintf(stderr, "Usage: bench-prime [OPTIONS]\n%s", help);
+			exit(2);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "Usage: bench-prime [OPTIONS]\n%s", help);
+		exit(2);
+	}
+}
+
+static int open_or_die(const char *spec, const char *driver, bool render)
+{
+	int fd = pp_open_device(spec, driver, render);
+
+	if (fd < 0)
+		die("no %s node for \"%s\": %s", render ? "render" : "primary",
+		    spec ?: driver, strerror(errno));
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	const char *display_spec = NULL, *render_spec = NULL;
 	int display, render, vgem;
 
-	igt_require(getuid() == 0);
+	parse_args(argc, argv, &display_spec, &render_spec);
+	if (getuid() != 0)
+		die("needs root (to load vgem and read kernel memory use)");
 	if (system("modprobe vgem 2>/dev/null"))
-		igt_info("vgem: not available\n");
-	display = primepair_require_device(specs.display,
-					   PRIMEPAIR_DISPLAY_DRIVER, false);
-	render = primepair_require_device(specs.render, PRIMEPAIR_RENDER_DRIVER,
-					  true);
-	vgem = primepair_open_device(NULL, "vgem", false);
+		printf("vgem: not available\n");
+	display = open_or_die(display_spec, PP_DISPLAY_DRIVER, false);
+	render = open_or_die(render_spec, PP_RENDER_DRIVER, true);
+	vgem = pp_open_device(NULL, "vgem", false);
 
 	printf("PRIME against its peers, one guest run\n");
 	bench_cycles(display, render, vgem);
@@ -264,4 +342,5 @@ igt_simple_main_args("", bench_opts,
 		close(vgem);
 	close(render);
 	close(display);
+	return 0;
 }

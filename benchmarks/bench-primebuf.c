@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-primebuf - cost of a device map: first map versus cached map
+ *
+ * For buffers of 64 KiB, 4 MiB and 256 MiB made by vrender, primebuf's
+ * debugfs test importer attaches, times the first map (which allocates the
+ * backing and builds and DMA-maps the table) and then N map/unmap cycles
+ * served from the cache.  Prints a table; a benchmark, not a test.
+ *
+ *   bench-primebuf [--device SPEC]
+ *
+ * SPEC names the vrender render node: a path ("/dev/dri/renderD128"), a
+ * driver name ("vrender") or a driver name and index ("vrender:1"); by
+ * default the first vrender render node.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "libprimepair.h"
+#include "vrender.h"
+
+#define TEST_IMPORTER "/sys/kernel/debug/primebuf_selftest/test_importer"
+
+__attribute__((noreturn, format(printf, 1, 2)))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("bench-primebuf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t importer_value(const char *key)
+{
+	uint64_t v;
+	int ret = pp_counter_read(TEST_IMPORTER, key, &v);
+
+	if (ret)
+		die("%s: %s: %s", TEST_IMPORTER, key, strerror(-ret));
+	return v;
+}
+
+static void bench(int fd, uint64_t size, unsigned long iterations)
+{
+	uint64_t first_ns, cycles_ns;
+	uint32_t bo;
+	char cmd[64];
+	int dmabuf, dfd, ret;
+
+	ret = vrender_bo_create(fd, size, 0, &bo);
+	if (ret)
+		die("BO_CREATE of %llu bytes: %s", (unsigned long long)size,
+		    strerror(-ret));
+	if (drmPrimeHandleToFD(fd, bo, DRM_CLOEXEC, &dmabuf))
+		die("HANDLE_TO_FD: %s", strerror(errno));
+
+	snprintf(cmd, sizeof(cmd), "bench %d %lu", dmabuf, iterations);
+	dfd = open(TEST_IMPORTER, O_WRONLY);
+	if (dfd < 0)
+		die("%s: %s", TEST_IMPORTER, strerror(errno));
+	if (write(dfd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+		die("%s: \"%s\": %s", TEST_IMPORTER, cmd, strerror(errno));
+	close(dfd);
+
+	first_ns = importer_value("bench_first_map_ns");
+	cycles_ns = importer_value("bench_cached_cycles_ns");
+	printf("%10llu KiB %14.1f %18.3f %16.0f %10.0fx\n",
+	       (unsigned long long)(size >> 10), first_ns / 1000.0,
+	       cycles_ns / 1000.0 / iterations,
+	       iterations * 1e9 / (double)cycles_ns,
+	       first_ns / ((double)cycles_ns / iterations));
+
+	close(dmabuf);
+	if (drmCloseBufferHandle(fd, bo))
+		die("closing a buffer: %s", strerror(errno));
+}
+
+static const char help[] =
+	"  --device SPEC    render node: path, driver name or NAME:N (default vrender)\n"
+	"  --help, -h       this text\n";
+
+static const char *parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *device = NULL;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'h':
+			printf("Usage: bench-primebuf [OPTIONS]\n%s", help);
+			exit(0);
+		default:
+			fprintf(stderr, "Usage: bench-primebuf [OPTIONS]\n%s", help);
+			exit(2);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "Usage: bench-primebuf [OPTIONS]\n%s", help);
+		exit(2);
+	}
+	return device;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint64_t sizes[] = { 64 << 10, 4 << 20, 256 << 20 };
+	const char *device = parse_args(argc, argv);
+	int fd;
+
+	if (access(TEST_IMPORTER, W_OK))
+		die("%s: %s (is primebuf_selftest loaded, and are you root?)",
+		    TEST_IMPORTER, strerror(errno));
+	fd = pp_open_device(device, PP_RENDER_DRIVER, true);
+	if (fd < 0)
+		die("no render node for \"%s\": %s", device ?: PP_RENDER_DRIVER,
+		    strerror(errno));
+
+	printf("primebuf map cost (test importer, no IOMMU, one guest run)\n");
+	printf("%14s %14s %18s %16s %11s\n", "buffer", "first map us",
+	       "cached map+unmap us", "cached cycles/s", "first/cached");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		bench(fd, sizes[i], 20000);
+	close(fd);
+	return 0;
+}
