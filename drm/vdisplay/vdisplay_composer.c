@@ -427,13 +427,17 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 				     struct vdisplay_wb_target *target)
 {
+	bool cancelled;
+
 	mutex_lock(&out->compose_lock);
 	target->armed = out->frame.active && !drm_crtc_vblank_get(&out->crtc);
 	target->cancelled = !target->armed;
+	cancelled = target->cancelled;
 	list_add_tail(&target->node, &out->wb_pending);
 	mutex_unlock(&out->compose_lock);
 
-	if (target->cancelled)
+	/* Once queued, the worker may complete and free @target at once. */
+	if (cancelled)
 		queue_work(out->vd->composer_wq, &out->compose_work);
 }
 
