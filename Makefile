@@ -6,9 +6,9 @@
 #   make                  modules for every kernel + userspace
 #   make KVER=6.1.0-57-amd64   modules for one kernel
 #   make check            lint + the whole suite in QEMU, every kernel
-#   make demo             the slice in QEMU, with a report
+#   make demo             the demo in QEMU, every kernel, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
-#   make bench            every benchmark in one QEMU boot
+#   make bench            every benchmark, one QEMU boot per kernel
 #   make check-debug      the suite on a KASAN/lockdep/kmemleak 6.1 kernel
 
 TOP := $(CURDIR)
