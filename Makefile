@@ -9,7 +9,8 @@
 #   make demo             the demo in QEMU, every kernel, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
 #   make bench            every benchmark, one QEMU boot per kernel
-#   make check-debug      the suite on a KASAN/lockdep/kmemleak 6.1 kernel
+#   make check-debug      the suite on a KASAN/lockdep/kmemleak build of the
+#                         oldest kernel of tools/kernels (6.1)
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
