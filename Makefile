@@ -6,10 +6,11 @@
 #   make                  modules for every kernel + userspace
 #   make KVER=6.1.0-57-amd64   modules for one kernel
 #   make check            lint + the whole suite in QEMU, every kernel
-#   make demo             the slice in QEMU, with a report
+#   make demo             the demo in QEMU, every kernel, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
-#   make bench            every benchmark in one QEMU boot
-#   make check-debug      the suite on a KASAN/lockdep/kmemleak 6.1 kernel
+#   make bench            every benchmark, one QEMU boot per kernel
+#   make check-debug      the suite on a KASAN/lockdep/kmemleak build of the
+#                         oldest kernel of tools/kernels (6.1)
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build

@@ -34,7 +34,7 @@
  * every attachment present at that moment decide the placement:
  *
  * - if any of them takes only one segment, the buffer is one physically
- *   contiguous block (at most PRIMEPAIR_MAX_PAGE_ORDER pages of order;
+ *   contiguous block (at most MAX_PAGE_ORDER pages of order;
  *   larger buffers can never satisfy such a device and attaching one
  *   fails with -E2BIG);
  * - otherwise it is scattered pages, allocated in runs of up to 1 MiB
@@ -138,7 +138,7 @@ static int primebuf_alloc_contig(struct primebuf_backing *b,
 {
 	unsigned long i;
 
-	if (get_order(npages << PAGE_SHIFT) > PRIMEPAIR_MAX_PAGE_ORDER)
+	if (get_order(npages << PAGE_SHIFT) > MAX_PAGE_ORDER)
 		return -E2BIG;
 	b->contig_vaddr = alloc_pages_exact(npages << PAGE_SHIFT,
 					    gfp | __GFP_NOWARN);
@@ -251,7 +251,7 @@ static int primebuf_check_possible(struct primebuf_bo *bo,
 		return -ERANGE;
 	if (!c->contiguous)
 		return 0;
-	if (get_order(size) > PRIMEPAIR_MAX_PAGE_ORDER)
+	if (get_order(size) > MAX_PAGE_ORDER)
 		return -E2BIG;
 	if (size > c->max_segment_size)
 		return -E2BIG;
@@ -781,7 +781,7 @@ int primebuf_bo_setup_mmap(struct primebuf_bo *bo, struct vm_area_struct *vma)
 	 * nothing and never forces the backing to exist; migration zaps the
 	 * entries and the next access faults in the new pages.
 	 */
-	primepair_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 	vma->vm_ops = &primebuf_vm_ops;
 	return 0;

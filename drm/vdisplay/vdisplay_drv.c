@@ -118,7 +118,7 @@ vdisplay_fb_create(struct drm_device *dev, struct drm_file *file,
 	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
 	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)
 		return ERR_PTR(-EINVAL);
-	return primepair_gem_fb_create(dev, file, info, cmd);
+	return drm_gem_fb_create(dev, file, info, cmd);
 }
 
 PRIMEPAIR_DEFINE_FB_CREATE(vdisplay_fb_create)

@@ -261,7 +261,7 @@ static void test_atomic_event(struct ctx *c)
 		drmModeAtomicFree(req);
 		igt_assert(read_event(c->kms.fd, 1000));
 		/* not before the next vblank; later only if the guest lags */
-		igt_assert_lte(seq + 1, ev.sequence);
+		igt_assert_lte_u64(seq + 1, ev.sequence);
 	}
 	igt_assert_eq(ev.count, 10);
 }
@@ -318,7 +318,7 @@ static void test_enable_event(struct ctx *c)
 				    c->o->mode.hdisplay, c->o->mode.vdisplay);
 		call_ns = commit_for_event(c, req, &ev);
 		drmModeAtomicFree(req);
-		igt_assert_lte(call_ns, ev.ts_ns);
+		igt_assert_lte_s64(call_ns, ev.ts_ns);
 		drmModeDestroyPropertyBlob(c->kms.fd, blob);
 	}
 }
@@ -348,8 +348,8 @@ static void test_disable_event(struct ctx *c)
 			      "ACTIVE", 0);
 		call_ns = commit_for_event(c, req, &ev);
 		drmModeAtomicFree(req);
-		igt_assert_lte(seq + 1, ev.sequence);
-		igt_assert_lte(call_ns, ev.ts_ns);
+		igt_assert_lte_u64(seq + 1, ev.sequence);
+		igt_assert_lte_s64(call_ns, ev.ts_ns);
 		igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->crtc_id,
 						       DRM_MODE_OBJECT_CRTC,
 						       "ACTIVE"), 0);
