@@ -132,6 +132,24 @@ struct primebuf_segment {
 	u64 len;
 };
 
+/**
+ * struct primebuf_fence - a driver's fence that keeps its module loaded
+ * @base: the fence; first member, as it is freed with dma_fence_free()
+ * @owner: the module whose &dma_fence_ops @base uses; referenced
+ * @inner: a fence that @base follows, referenced, or NULL
+ *
+ * A driver whose fences may outlive its module sets its ops' release to
+ * primebuf_fence_release(), which drops @inner and then the module
+ * reference from primebuf's code, never from the driver's.
+ */
+struct primebuf_fence {
+	struct dma_fence base;
+	struct module *owner;
+	struct dma_fence *inner;
+};
+
+void primebuf_fence_release(struct dma_fence *fence);
+
 static inline struct primebuf_bo *to_primebuf_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct primebuf_bo, base);
