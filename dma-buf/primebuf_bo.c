@@ -441,6 +441,12 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 	atomic_long_inc(&primebuf_stats.map_calls);
 	if (pa->sgt_mapped) {
 		if (pa->dir == dir || pa->dir == DMA_BIDIRECTIONAL) {
+			/*
+			 * A streaming mapping kept from an earlier use: what
+			 * the CPU wrote since must reach the device (bounce
+			 * buffers under swiotlb).
+			 */
+			dma_sync_sgtable_for_device(pa->dev, &pa->sgt, pa->dir);
 			atomic_long_inc(&primebuf_stats.map_cache_hits);
 			goto out_hit;
 		}
@@ -487,6 +493,9 @@ void primebuf_attachment_unmap(struct primebuf_bo *bo,
 
 	if (WARN_ON_ONCE(!pa->map_count))
 		return;
+	/* The mapping stays; what the device wrote goes back to the CPU. */
+	if (pa->dir != DMA_TO_DEVICE)
+		dma_sync_sgtable_for_cpu(pa->dev, &pa->sgt, pa->dir);
 	pa->map_count--;
 	bo->map_count--;
 	atomic_long_dec(&primebuf_stats.mappings);
