@@ -7,7 +7,9 @@
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -156,9 +158,11 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 	/*
 	 * Userspace decides how much memory its buffers take: when there is
 	 * not enough, the first use fails with -ENOMEM rather than waking
-	 * the OOM killer to make room.
+	 * the OOM killer to make room.  The pages are charged to the active
+	 * memory cgroup (the creator's, see primebuf_charged_alloc()).
 	 */
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
+		    __GFP_NOWARN | __GFP_ACCOUNT;
 	unsigned long i;
 	int ret;
 
@@ -170,7 +174,8 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 	if (!primebuf_reserve_bytes(npages << PAGE_SHIFT))
 		return -ENOMEM;
 
-	b->pages = kvmalloc_array(npages, sizeof(*b->pages), GFP_KERNEL);
+	b->pages = kvmalloc_array(npages, sizeof(*b->pages),
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!b->pages) {
 		ret = -ENOMEM;
 		goto out_unreserve;
@@ -201,6 +206,23 @@ out_free_array:
 	b->pages = NULL;
 out_unreserve:
 	atomic_long_sub(npages << PAGE_SHIFT, &primebuf_stats.bytes);
+	return ret;
+}
+
+/*
+ * Backing is allocated at first use, which may be a job of the device in
+ * a scheduler thread: charge it to the creator's memory cgroup, not to
+ * whoever's thread happens to allocate.
+ */
+static int primebuf_charged_alloc(struct primebuf_bo *bo,
+				  struct primebuf_backing *b,
+				  const struct primebuf_constraints *req)
+{
+	struct mem_cgroup *old = set_active_memcg(bo->memcg);
+	int ret;
+
+	ret = primebuf_backing_alloc(b, bo->npages, req);
+	set_active_memcg(old);
 	return ret;
 }
 
@@ -300,7 +322,7 @@ static int primebuf_migrate(struct primebuf_bo *bo,
 	unsigned long i;
 	int ret;
 
-	ret = primebuf_backing_alloc(&new, bo->npages, req);
+	ret = primebuf_charged_alloc(bo, &new, req);
 	if (ret)
 		return ret;
 
@@ -336,8 +358,7 @@ int primebuf_prepare_backing(struct primebuf_bo *bo)
 
 	primebuf_requirements(bo, &req);
 	if (bo->backing.placement == PRIMEBUF_PLACEMENT_NONE) {
-		int ret = primebuf_backing_alloc(&bo->backing, bo->npages,
-						 &req);
+		int ret = primebuf_charged_alloc(bo, &bo->backing, &req);
 
 		if (!ret)
 			trace_primebuf_alloc(bo);
@@ -827,6 +848,7 @@ static void primebuf_gem_free(struct drm_gem_object *obj)
 	atomic_long_inc(&primebuf_stats.released);
 
 	drm_gem_object_release(obj);
+	mem_cgroup_put(bo->memcg);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
 }
@@ -954,6 +976,8 @@ struct primebuf_bo *primebuf_bo_create(struct drm_device *dev, size_t size)
 	bo = primebuf_bo_alloc(dev, size, NULL);
 	if (IS_ERR(bo))
 		return bo;
+	if (current->mm)
+		bo->memcg = get_mem_cgroup_from_mm(current->mm);
 	atomic_long_inc(&primebuf_stats.buffers);
 	return bo;
 }

@@ -17,6 +17,7 @@
 struct drm_device;
 struct drm_file;
 struct drm_mode_create_dumb;
+struct mem_cgroup;
 struct sg_table;
 
 /**
@@ -77,6 +78,9 @@ struct primebuf_backing {
  * @vaddr: kernel mapping while @vmap_count is non-zero
  * @vmap_count: users of @vaddr
  * @migrations: number of times the backing moved
+ * @memcg: memory cgroup of the process that created the buffer, which
+ *	its backing is charged to, whoever's action allocates it; NULL
+ *	for imports and buffers created outside a process
  * @node: entry in primebuf's list of live buffers
  *
  * An imported foreign buffer is a primebuf_bo too: then @base.import_attach
@@ -95,6 +99,7 @@ struct primebuf_bo {
 	void *vaddr;
 	unsigned int vmap_count;
 	unsigned int migrations;
+	struct mem_cgroup *memcg;
 	struct list_head node;
 };
 
