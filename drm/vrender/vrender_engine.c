@@ -52,6 +52,11 @@
  * -ETIMEDOUT.  Then preparing maps each buffer for the device (imports
  * through their dma-buf attachment) and indexes the DMA segments: every
  * allocation and every lock the job needs is taken here, before it runs.
+ * This is after the job's fence was published, which the dma-fence
+ * signalling rules forbid; it keeps a queued or hung job from pinning its
+ * buffers.  Mapping in SUBMIT instead would make a job wait, in the
+ * ioctl, for earlier jobs of a device with other DMA constraints on the
+ * same buffer; that is left to do.
  *
  * run_job is the engine: inside dma_fence_begin_signalling() and
  * dma_fence_end_signalling() it neither allocates nor locks.  It walks

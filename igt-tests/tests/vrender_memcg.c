@@ -3,10 +3,11 @@
  * vrender_memcg - buffer memory is charged to its creator's memory cgroup
  *
  * A process in a cgroup v2 group with memory.max=64M creates 16 MiB
- * buffers and fills each.  The backing is allocated at the first SUBMIT
- * that uses a buffer and charged to the buffer's creator: the SUBMIT that
- * would cross the limit fails with -ENOMEM, long before the global pool
- * (half of RAM) runs out, and nothing is killed.
+ * buffers and fills each.  The backing is allocated when the first job
+ * on a buffer is prepared, in the scheduler's context, yet charged to the
+ * buffer's creator: the job that would cross the limit fails with -ENOMEM
+ * (from SUBMIT or on its fence), long before the global pool (half of
+ * RAM) runs out, and nothing is killed.
  */
 
 #include <errno.h>
@@ -108,7 +109,7 @@ static void child(void)
 
 igt_main
 {
-	igt_describe("A cgroup with memory.max=64M gets -ENOMEM from the SUBMIT that would cross it, not from the global pool");
+	igt_describe("A cgroup with memory.max=64M gets -ENOMEM from the job that would cross it, not from the global pool");
 	igt_subtest("memory-max") {
 		int status;
 		pid_t pid;
