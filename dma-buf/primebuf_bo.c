@@ -518,7 +518,8 @@ void primebuf_attachment_unmap(struct primebuf_bo *bo,
 	if (pa->dir != DMA_TO_DEVICE)
 		dma_sync_sgtable_for_cpu(pa->dev, &pa->sgt, pa->dir);
 	pa->map_count--;
-	bo->map_count--;
+	if (!--bo->map_count)
+		wake_up_all(&bo->unmapped);
 	atomic_long_dec(&primebuf_stats.mappings);
 	trace_primebuf_unmap(bo, pa);
 }
@@ -948,6 +949,7 @@ struct primebuf_bo *primebuf_bo_alloc(struct drm_device *dev, size_t size,
 	drm_gem_private_object_init(dev, &bo->base, size);
 	bo->npages = size >> PAGE_SHIFT;
 	mutex_init(&bo->lock);
+	init_waitqueue_head(&bo->unmapped);
 	INIT_LIST_HEAD(&bo->attachments);
 	primebuf_track(bo);
 	atomic_long_inc(&primebuf_stats.created);

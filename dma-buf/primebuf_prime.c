@@ -5,6 +5,7 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -18,6 +19,10 @@
 
 #include "primebuf_internal.h"
 #include "primebuf_trace.h"
+
+/* How long an attach that needs a busy buffer to move waits for it */
+#define PRIMEBUF_BUSY_WAIT_FENCES	(10 * HZ)
+#define PRIMEBUF_BUSY_WAIT_UNMAP	HZ
 
 /**
  * DOC: exporter
@@ -41,11 +46,35 @@ static struct primebuf_bo *dmabuf_to_bo(struct dma_buf *dmabuf)
 	return to_primebuf_bo(dmabuf->priv);
 }
 
+/*
+ * A device that needs the buffer elsewhere attaches while another device's
+ * jobs still have it mapped.  Wait, as a move of a busy buffer would, for
+ * the fences of the buffer (every job that uses it has one there), then
+ * for the jobs to let go of their mappings, which follows their fences.
+ * Interruptible, and bounded: -EBUSY if the buffer is still busy then.
+ */
+static int primebuf_wait_idle(struct primebuf_bo *bo)
+{
+	long t;
+
+	t = dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				  PRIMEBUF_BUSY_WAIT_FENCES);
+	if (t <= 0)
+		return t ?: -EBUSY;
+	t = wait_event_interruptible_timeout(bo->unmapped,
+					     !READ_ONCE(bo->map_count),
+					     PRIMEBUF_BUSY_WAIT_UNMAP);
+	if (t < 0)
+		return t;
+	return 0;
+}
+
 static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
 				  struct dma_buf_attachment *attach)
 {
 	struct primebuf_bo *bo = dmabuf_to_bo(dmabuf);
 	struct primebuf_attachment *pa;
+	bool waited = false;
 	int ret;
 
 	if (primebuf_inject_failure(PRIMEBUF_FAIL_ATTACH))
@@ -57,11 +86,23 @@ static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
 	pa->dev = attach->dev;
 	primebuf_device_constraints(attach->dev, &pa->constraints);
 
-	mutex_lock(&bo->lock);
-	ret = primebuf_check_attach(bo, &pa->constraints);
-	if (!ret)
-		list_add_tail(&pa->node, &bo->attachments);
-	mutex_unlock(&bo->lock);
+	for (;;) {
+		bool busy;
+
+		mutex_lock(&bo->lock);
+		ret = primebuf_check_attach(bo, &pa->constraints);
+		if (!ret)
+			list_add_tail(&pa->node, &bo->attachments);
+		/* Only device jobs end by themselves; a vmap stays. */
+		busy = ret == -EBUSY && !bo->vmap_count;
+		mutex_unlock(&bo->lock);
+		if (!busy || waited)
+			break;
+		ret = primebuf_wait_idle(bo);
+		if (ret)
+			break;
+		waited = true;
+	}
 	if (ret) {
 		kfree(pa);
 		return ret;

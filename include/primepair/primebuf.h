@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include <drm/drm_gem.h>
 
@@ -75,6 +76,7 @@ struct primebuf_backing {
  * @attachments: &struct primebuf_attachment of every device attached
  * @self: the owning device's own attachment, created on its first map
  * @map_count: DMA mappings currently handed out (map without unmap yet)
+ * @unmapped: woken when @map_count drops to zero
  * @vaddr: kernel mapping while @vmap_count is non-zero
  * @vmap_count: users of @vaddr
  * @migrations: number of times the backing moved
@@ -96,6 +98,7 @@ struct primebuf_bo {
 	struct list_head attachments;
 	struct primebuf_attachment *self;
 	unsigned int map_count;
+	wait_queue_head_t unmapped;
 	void *vaddr;
 	unsigned int vmap_count;
 	unsigned int migrations;
