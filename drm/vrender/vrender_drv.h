@@ -42,7 +42,8 @@ struct drm_vrender_cmd;
  *	their timeout; set through debugfs, taken by SUBMIT one at a time
  * @jobs: jobs, and states of open or closed files, not yet freed
  * @idle: removal waits here for @jobs to reach zero
- * @free_wq: where the state of a closed file goes once its last job has
+ * @free_wq: where finished jobs are released, and the state of a closed
+ *	file once its last job is
  */
 struct vrender_device {
 	struct drm_device drm;
@@ -130,6 +131,7 @@ struct vrender_out_fence;
  * @stalled: @stall has been started
  * @error: what preparing the job found; the job runs only if it is 0
  * @cancel: set by the timeout handler; the engine stops at its next page
+ * @free_work: releases the job once the scheduler is done with it
  */
 struct vrender_job {
 	struct drm_sched_job base;
@@ -153,6 +155,7 @@ struct vrender_job {
 	bool stalled;
 	int error;
 	bool cancel;
+	struct work_struct free_work;
 };
 
 static inline struct vrender_job *to_vrender_job(struct drm_sched_job *job)

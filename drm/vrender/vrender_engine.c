@@ -68,9 +68,10 @@
  * stop at its next page and fails the job with -ETIMEDOUT.  The job
  * completes inside run_job; the scheduler signals its fence.
  *
- * free_job unmaps the buffers and drops every reference the job holds:
- * buffers, fences, the file.  Nothing stays mapped between jobs, so
- * exporters may move buffers between them.
+ * free_job hands the job to a worker of the driver, which unmaps the
+ * buffers and drops every reference the job holds (buffers, fences, the
+ * file) outside the scheduler's context.  Nothing stays mapped between
+ * jobs, so exporters may move buffers between them.
  *
  * A dependency that signalled with an error does not fail the job: the
  * fences of a buffer's reservation object would otherwise pass a single
@@ -857,10 +858,23 @@ void vrender_job_release(struct vrender_job *job)
 		wake_up_all(&vr->idle);
 }
 
+static void vrender_job_free_work(struct work_struct *work)
+{
+	vrender_job_release(container_of(work, struct vrender_job, free_work));
+}
+
 static void vrender_sched_free_job(struct drm_sched_job *sched_job)
 {
+	struct vrender_job *job = to_vrender_job(sched_job);
+
 	drm_sched_job_cleanup(sched_job);
-	vrender_job_release(to_vrender_job(sched_job));
+	/*
+	 * Unmapping an import takes its reservation lock, and dropping the
+	 * last reference to a buffer frees it: not in the scheduler's
+	 * context, which the next job's fence waits for.
+	 */
+	INIT_WORK(&job->free_work, vrender_job_free_work);
+	queue_work(job->vr->free_wq, &job->free_work);
 }
 
 static const struct drm_sched_backend_ops vrender_sched_ops = {
