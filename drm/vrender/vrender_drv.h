@@ -67,7 +67,9 @@ struct vrender_device {
  * @seqno: the last number on it; protected by @push_lock
  * @entity: the file's queue of jobs on the device's scheduler
  * @queued: jobs submitted and not yet freed, at most VRENDER_MAX_QUEUED
- * @room: SUBMIT waits here while @queued is at the limit
+ * @ran_unreleased: jobs that have run and are not yet released
+ * @room: SUBMIT waits here while @queued is at the limit, BO_WAIT for
+ *	@ran_unreleased to reach zero
  * @push_lock: makes arming and pushing a job one step, so that the
  *	entity's fences are queued in the order of their numbers
  */
@@ -79,6 +81,7 @@ struct vrender_file {
 	u64 seqno;
 	struct drm_sched_entity entity;
 	atomic_t queued;
+	atomic_t ran_unreleased;
 	wait_queue_head_t room;
 	struct mutex push_lock;		/* drm_sched_job_arm() to _push_job() */
 };
@@ -129,6 +132,7 @@ struct vrender_out_fence;
  * @bytes: bytes of rectangles the commands touch
  * @hang: the job hangs (debugfs vrender_hang)
  * @stalled: @stall has been started
+ * @ran: run_job was called; counted in @vf's ran_unreleased
  * @error: what preparing the job found; the job runs only if it is 0
  * @cancel: set by the timeout handler; the engine stops at its next page
  * @free_work: releases the job once the scheduler is done with it
@@ -153,6 +157,7 @@ struct vrender_job {
 	u64 bytes;
 	bool hang;
 	bool stalled;
+	bool ran;
 	int error;
 	bool cancel;
 	struct work_struct free_work;

@@ -799,6 +799,9 @@ static struct dma_fence *vrender_sched_run_job(struct drm_sched_job *sched_job)
 	bool cookie = dma_fence_begin_signalling();
 	int ret = job->error;
 
+	job->ran = true;
+	atomic_inc(&job->vf->ran_unreleased);
+
 	if (!ret)
 		ret = vrender_job_execute(job);
 	dma_fence_end_signalling(cookie);
@@ -846,7 +849,9 @@ void vrender_job_release(struct vrender_job *job)
 		drm_gem_object_put(job->bos[i].obj);
 	if (job->vf) {
 		atomic_dec(&job->vf->queued);
-		wake_up(&job->vf->room);
+		if (job->ran)
+			atomic_dec(&job->vf->ran_unreleased);
+		wake_up_all(&job->vf->room);
 		vrender_file_put(job->vf);
 	}
 	kfree(job->row);

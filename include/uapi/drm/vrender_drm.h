@@ -260,8 +260,11 @@ struct drm_vrender_submit {
  * @flags: must be zero
  * @timeout_ns: absolute CLOCK_MONOTONIC time to give up at; 0 polls
  *
- * Waits for every fence of the buffer.  Fails with -ETIME if they have not
- * all signalled by @timeout_ns; restartable after a signal.
+ * Waits for every fence of the buffer, then (unless polling) until this
+ * file's finished jobs have released their device mappings, so that
+ * another device may move the buffer at once.  Fails with -ETIME if the
+ * fences have not all signalled by @timeout_ns; restartable after a
+ * signal.
  */
 struct drm_vrender_bo_wait {
 	__u32 handle;
