@@ -5,6 +5,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
@@ -281,6 +282,36 @@ static int primebuf_check_possible(struct primebuf_bo *bo,
 	    (PAGE_SIZE << get_order(size)) - 1 > c->segment_boundary_mask)
 		return -E2BIG;
 	return 0;
+}
+
+/* How long a use that needs a busy buffer to move waits for it */
+#define PRIMEBUF_BUSY_WAIT_FENCES	(10 * HZ)
+#define PRIMEBUF_BUSY_WAIT_UNMAP	HZ
+
+/**
+ * primebuf_wait_idle - wait until the devices' jobs let go of a buffer
+ * @bo: a buffer owned by primebuf, which must move for a new user
+ *
+ * Waits, as a move of a busy buffer does, for the fences of @bo (every
+ * device job that uses it has one there), then for those jobs to drop
+ * their mappings, which follows their fences.  Call without @bo's lock.
+ *
+ * Context: process context, interruptible.
+ * Return: 0 when the wait ended (the caller checks again); -EBUSY if
+ * the fences did not signal within 10 s; -ERESTARTSYS on a signal.
+ */
+int primebuf_wait_idle(struct primebuf_bo *bo)
+{
+	long t;
+
+	t = dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				  PRIMEBUF_BUSY_WAIT_FENCES);
+	if (t <= 0)
+		return t ?: -EBUSY;
+	t = wait_event_interruptible_timeout(bo->unmapped,
+					     !READ_ONCE(bo->map_count),
+					     PRIMEBUF_BUSY_WAIT_UNMAP);
+	return t < 0 ? t : 0;
 }
 
 /**
@@ -622,27 +653,11 @@ static struct primebuf_attachment *primebuf_self_attachment(struct primebuf_bo *
 	return pa;
 }
 
-/**
- * primebuf_bo_map() - map a buffer for the device that holds the handle
- * @bo: an own buffer, or an import of a foreign dma-buf
- * @dir: direction of the DMA that follows
- *
- * Own buffers are mapped for their device directly; imports are mapped
- * through their dma-buf attachment, so the exporter sees every use.  Call
- * right before the device touches the buffer and primebuf_bo_unmap() right
- * after.
- *
- * Context: process context, may sleep; must not hold @bo's reservation
- * lock.
- * Return: the scatterlist for the device, or an ERR_PTR.
- */
-struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
-				 enum dma_data_direction dir)
+static struct sg_table *primebuf_bo_map_once(struct primebuf_bo *bo,
+					     enum dma_data_direction dir)
 {
 	struct primebuf_attachment *pa;
 	struct sg_table *sgt;
-
-	might_sleep();
 
 	if (bo->base.import_attach)
 		return dma_buf_map_attachment_unlocked(bo->base.import_attach,
@@ -653,6 +668,62 @@ struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
 	sgt = pa ? primebuf_attachment_map(bo, pa, dir) : ERR_PTR(-ENOMEM);
 	mutex_unlock(&bo->lock);
 	return sgt;
+}
+
+/*
+ * The primebuf buffer that holds @bo's memory: @bo, or the exporter's
+ * buffer for an import of a primebuf dma-buf; NULL for another exporter.
+ */
+static struct primebuf_bo *primebuf_backing_owner(struct primebuf_bo *bo)
+{
+	struct dma_buf *dmabuf;
+
+	if (!bo->base.import_attach)
+		return bo;
+	dmabuf = bo->base.import_attach->dmabuf;
+	return dmabuf->ops == &primebuf_dmabuf_ops ?
+	       to_primebuf_bo(dmabuf->priv) : NULL;
+}
+
+/**
+ * primebuf_bo_map() - map a buffer for the device that holds the handle
+ * @bo: an own buffer, or an import of a foreign dma-buf
+ * @dir: direction of the DMA that follows
+ *
+ * Own buffers are mapped for their device directly; imports are mapped
+ * through their dma-buf attachment, so the exporter sees every use.  Call
+ * right before the device touches the buffer and primebuf_bo_unmap() right
+ * after.  If the buffer must move for this device while other devices'
+ * jobs have it mapped, waits for those jobs (primebuf_wait_idle()).
+ *
+ * Context: process context, may sleep (interruptibly, bounded); must not
+ * hold @bo's reservation lock.
+ * Return: the scatterlist for the device, or an ERR_PTR: -EBUSY if the
+ * buffer stayed busy.
+ */
+struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
+				 enum dma_data_direction dir)
+{
+	struct primebuf_bo *owner;
+	struct sg_table *sgt;
+	int ret;
+
+	might_sleep();
+
+	sgt = primebuf_bo_map_once(bo, dir);
+	if (!IS_ERR(sgt) || PTR_ERR(sgt) != -EBUSY)
+		return sgt;
+	/*
+	 * The buffer must move for this device while another device's jobs
+	 * have it mapped: wait for them once, as attach does.
+	 */
+	owner = primebuf_backing_owner(bo);
+	if (!owner)
+		return sgt;
+	ret = primebuf_wait_idle(owner);
+	if (ret)
+		return ERR_PTR(ret);
+	return primebuf_bo_map_once(bo, dir);
 }
 EXPORT_SYMBOL_NS_GPL(primebuf_bo_map, "PRIMEBUF");
 

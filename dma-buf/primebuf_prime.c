@@ -5,7 +5,6 @@
  */
 
 #include <linux/dma-buf.h>
-#include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -19,10 +18,6 @@
 
 #include "primebuf_internal.h"
 #include "primebuf_trace.h"
-
-/* How long an attach that needs a busy buffer to move waits for it */
-#define PRIMEBUF_BUSY_WAIT_FENCES	(10 * HZ)
-#define PRIMEBUF_BUSY_WAIT_UNMAP	HZ
 
 /**
  * DOC: exporter
@@ -44,29 +39,6 @@
 static struct primebuf_bo *dmabuf_to_bo(struct dma_buf *dmabuf)
 {
 	return to_primebuf_bo(dmabuf->priv);
-}
-
-/*
- * A device that needs the buffer elsewhere attaches while another device's
- * jobs still have it mapped.  Wait, as a move of a busy buffer would, for
- * the fences of the buffer (every job that uses it has one there), then
- * for the jobs to let go of their mappings, which follows their fences.
- * Interruptible, and bounded: -EBUSY if the buffer is still busy then.
- */
-static int primebuf_wait_idle(struct primebuf_bo *bo)
-{
-	long t;
-
-	t = dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, true,
-				  PRIMEBUF_BUSY_WAIT_FENCES);
-	if (t <= 0)
-		return t ?: -EBUSY;
-	t = wait_event_interruptible_timeout(bo->unmapped,
-					     !READ_ONCE(bo->map_count),
-					     PRIMEBUF_BUSY_WAIT_UNMAP);
-	if (t < 0)
-		return t;
-	return 0;
 }
 
 static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
