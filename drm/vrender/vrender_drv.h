@@ -196,6 +196,7 @@ struct vrender_wait *vrender_wait_alloc(struct vrender_device *vr,
 struct dma_fence *vrender_wait_fence(struct vrender_wait *w);
 void vrender_wait_start_gate(struct vrender_wait *w,
 			     struct dma_fence **fences);
+int vrender_job_map(struct vrender_job *job);
 void vrender_job_release(struct vrender_job *job);
 struct vrender_out_fence *vrender_out_fence_alloc(void);
 struct dma_fence *vrender_out_fence_init(struct vrender_out_fence *out,

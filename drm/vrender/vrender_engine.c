@@ -42,31 +42,30 @@
  * job_timeout_ms has passed since SUBMIT.  No driver thread ever waits
  * for a fence.
  *
- * Once the dependencies are met, the scheduler asks the driver to prepare
- * the job (&drm_sched_backend_ops.prepare_job).  Preparing first spends
- * the job's simulated time (job_latency_us plus its bytes at
- * engine_speed, or an injected hang) as one more fence, a timer: the job
- * holds no mapping meanwhile, so a slow or hung job never pins a buffer
- * and never makes an exporter refuse to migrate.  A job whose simulated
- * time reaches job_timeout_ms, and every hung job, ends there with
- * -ETIMEDOUT.  Then preparing maps each buffer for the device (imports
- * through their dma-buf attachment) and indexes the DMA segments: every
- * allocation and every lock the job needs is taken here, before it runs.
- * This is after the job's fence was published, which the dma-fence
- * signalling rules forbid; it keeps a queued or hung job from pinning its
- * buffers.  Mapping in SUBMIT instead would make a job wait, in the
- * ioctl, for earlier jobs of a device with other DMA constraints on the
- * same buffer; that is left to do.
+ * SUBMIT also allocates everything the job will use and maps each buffer
+ * for the device (imports through their dma-buf attachment), before the
+ * job's fence is published: from then on, nothing on the way to that
+ * fence's signal allocates memory or takes a reservation lock, and
+ * lockdep checks it (dma_fence_begin_signalling() covers prepare_job and
+ * run_job).  A job holds its mappings from SUBMIT until it is freed: a
+ * device that needs one of its buffers moved waits for the job first
+ * (primebuf_wait_idle()).
  *
- * run_job is the engine: inside dma_fence_begin_signalling() and
- * dma_fence_end_signalling() it neither allocates nor locks.  It walks
- * the mapped scatterlists page by page with kmap_local_page(), yielding
- * after every page, and gives the commands a real time budget of
- * job_timeout_ms: a job past it fails with -ETIMEDOUT before its next
- * command.  The scheduler's own timeout (job_timeout_ms when the device
- * was created) is the last resort: the timeout handler makes the engine
- * stop at its next page and fails the job with -ETIMEDOUT.  The job
- * completes inside run_job; the scheduler signals its fence.
+ * Once the dependencies are met, the scheduler asks the driver to prepare
+ * the job (&drm_sched_backend_ops.prepare_job), which spends the job's
+ * simulated time (job_latency_us plus its bytes at engine_speed, or an
+ * injected hang) as one more fence, a timer.  A job whose simulated time
+ * reaches job_timeout_ms, and every hung job, ends there with -ETIMEDOUT.
+ *
+ * run_job is the engine.  It walks the mapped scatterlists page by page
+ * with kmap_local_page(), yielding after every page, and gives the
+ * commands a real time budget of job_timeout_ms: a job past it fails with
+ * -ETIMEDOUT before its next command.  The scheduler's own timeout
+ * (job_timeout_ms when the device was created) is the last resort: the
+ * timeout handler makes the engine stop at its next page and fails the
+ * job with -ETIMEDOUT.  The job completes inside run_job, so a job of
+ * this scheduler that has been scheduled has also finished; the scheduler
+ * signals its fence.
  *
  * free_job hands the job to a worker of the driver, which unmaps the
  * buffers and drops every reference the job holds (buffers, fences, the
@@ -701,7 +700,20 @@ static void vrender_job_unmap(struct vrender_job *job)
 	}
 }
 
-static int vrender_job_map(struct vrender_job *job)
+/**
+ * vrender_job_map - map every buffer of a job for the device
+ * @job: a job that SUBMIT has not armed yet
+ *
+ * Backs, maps (through their dma-buf attachment for imports) and indexes
+ * the buffers.  This allocates and takes reservation locks, so it runs
+ * before the job's fence is published: from then on, nothing on the way
+ * to that fence's signal may allocate or lock.  On failure the mappings
+ * made so far stay in @job, for vrender_job_release().
+ *
+ * Context: process context; no reservation lock held.
+ * Return: 0 or a negative errno.
+ */
+int vrender_job_map(struct vrender_job *job)
 {
 	unsigned int i;
 	int ret;
@@ -770,23 +782,23 @@ static struct dma_fence *vrender_sched_prepare_job(struct drm_sched_job *sched_j
 						   struct drm_sched_entity *entity)
 {
 	struct vrender_job *job = to_vrender_job(sched_job);
-	struct dma_fence *stall;
+	struct dma_fence *stall = NULL;
+	bool cookie;
 
-	if (!job->stalled) {
-		job->stalled = true;
-		job->error = vrender_job_dep_error(job);
-		if (job->error)
-			return NULL;
-		stall = vrender_job_stall(job);
-		if (stall)
-			return stall;
-	}
-	if (job->error)
+	/* Asked again once the stall has signalled: the job may run now. */
+	if (job->stalled) {
+		if (!job->error)
+			job->error = job->stall->base.error;
 		return NULL;
-	job->error = job->stall->base.error;
+	}
+
+	cookie = dma_fence_begin_signalling();
+	job->stalled = true;
+	job->error = vrender_job_dep_error(job);
 	if (!job->error)
-		job->error = vrender_job_map(job);
-	return NULL;
+		stall = vrender_job_stall(job);
+	dma_fence_end_signalling(cookie);
+	return stall;
 }
 
 /* ----------------------------------------------------------------------

@@ -284,7 +284,7 @@ static int vrender_submit_prepare_out(struct vrender_submit *s)
 }
 
 /* ----------------------------------------------------------------------
- * Stage 4: a place in the file's queue, and the scheduler job
+ * Stage 4: a place in the file's queue, the scheduler job, the mappings
  */
 
 static bool vrender_submit_take_slot(struct vrender_file *vf)
@@ -342,6 +342,18 @@ static int vrender_submit_alloc_run(struct vrender_submit *s)
 	/* The next jobs submitted after a write to vrender_hang hang. */
 	job->hang = atomic_dec_if_positive(&s->vr->hang_jobs) >= 0;
 	return 0;
+}
+
+/*
+ * Back and map every buffer now, while nobody can wait for the job yet:
+ * once its fence is out, the way to its signal neither allocates nor
+ * takes a reservation lock (Documentation/driver-api/dma-buf.rst, "DMA
+ * Fence Signalling Critical Path").  The mappings stay until the job is
+ * freed.
+ */
+static int vrender_submit_map(struct vrender_submit *s)
+{
+	return vrender_job_map(s->job);
 }
 
 /* ----------------------------------------------------------------------
@@ -577,6 +589,9 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 		goto out_free_job;
 	sched_job = true;
 	ret = vrender_submit_alloc_run(&s);
+	if (ret)
+		goto out_free_job;
+	ret = vrender_submit_map(&s);
 	if (ret)
 		goto out_free_job;
 

@@ -3,11 +3,11 @@
  * vrender_memcg - buffer memory is charged to its creator's memory cgroup
  *
  * A process in a cgroup v2 group with memory.max=64M creates 16 MiB
- * buffers and fills each.  The backing is allocated when the first job
- * on a buffer is prepared, in the scheduler's context, yet charged to the
- * buffer's creator: the job that would cross the limit fails with -ENOMEM
- * (from SUBMIT or on its fence), long before the global pool (half of
- * RAM) runs out, and nothing is killed.
+ * buffers and fills each.  The backing is allocated by the first SUBMIT
+ * on a buffer and charged to the buffer's creator, whoever submits: the
+ * job that would cross the limit fails with -ENOMEM (from SUBMIT; from
+ * its fence if a kernel ever allocated later), long before the global
+ * pool (half of RAM) runs out, and nothing is killed.
  */
 
 #include <errno.h>
