@@ -260,6 +260,22 @@ bool primebuf_inject_failure(enum primebuf_fail what)
 }
 
 /**
+ * primebuf_inject_job_hang() - should this job of a device hang?
+ *
+ * A fault injection point for drivers with an engine (vrender): the
+ * self-test module sets how many of the next jobs, on any device, hang
+ * until their timeout.  Without it loaded and armed, never.
+ *
+ * Context: any.
+ * Return: true if the caller's job is one of them.
+ */
+bool primebuf_inject_job_hang(void)
+{
+	return primebuf_inject_failure(PRIMEBUF_FAIL_JOB_HANG);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_inject_job_hang, "PRIMEBUF");
+
+/**
  * primebuf_fail_counter() - the counter of a fault injection point
  * @what: which kind of operation
  *

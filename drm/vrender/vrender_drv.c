@@ -8,7 +8,6 @@
  * needs to negotiate with.
  */
 
-#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -78,19 +77,6 @@ static const struct drm_ioctl_desc vrender_ioctls[] = {
 
 DEFINE_DRM_GEM_FOPS(vrender_fops);
 
-/*
- * vrender_hang: writing N makes the next N jobs submitted hang, so that
- * the engine's timeout cancels them.  6.1 calls this for every minor, 6.12
- * once for the device directory that each minor's directory links to.
- */
-static void vrender_debugfs_init(struct drm_minor *minor)
-{
-	struct vrender_device *vr = to_vrender(minor->dev);
-
-	debugfs_create_atomic_t("vrender_hang", 0600, minor->debugfs_root,
-				&vr->hang_jobs);
-}
-
 static int vrender_open(struct drm_device *dev, struct drm_file *file)
 {
 	return vrender_file_open(to_vrender(dev), file);
@@ -112,7 +98,6 @@ static const struct drm_driver vrender_driver = {
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = primebuf_gem_prime_import,
-	.debugfs_init = vrender_debugfs_init,
 	.name = VRENDER_DRIVER_NAME,
 	.desc = "Virtual render-only driver",
 	PRIMEPAIR_DRIVER_DATE("20261203")

@@ -38,8 +38,6 @@ struct drm_vrender_cmd;
  * @constraints: what this instance declared to primebuf
  * @sched: the engine's scheduler: one job on the engine at a time, taken
  *	in turn from the entities of the open files
- * @hang_jobs: number of jobs still to be submitted that will hang until
- *	their timeout; set through debugfs, taken by SUBMIT one at a time
  * @jobs: jobs, and states of open or closed files, not yet freed
  * @idle: removal waits here for @jobs to reach zero
  * @free_wq: where finished jobs are released, and the state of a closed
@@ -52,7 +50,6 @@ struct vrender_device {
 	struct device_dma_parameters dma_parms;
 	struct primebuf_constraints constraints;
 	struct drm_gpu_scheduler sched;
-	atomic_t hang_jobs;
 	atomic_t jobs;
 	wait_queue_head_t idle;
 	struct workqueue_struct *free_wq;
@@ -130,7 +127,7 @@ struct vrender_out_fence;
  * @out: the job's out-fence until SUBMIT starts it
  * @row: the engine's bounce row for COPY and PATTERN
  * @bytes: bytes of rectangles the commands touch
- * @hang: the job hangs (debugfs vrender_hang)
+ * @hang: the job hangs (primebuf_selftest's hang_jobs)
  * @stalled: @stall has been started
  * @ran: run_job was called; counted in @vf's ran_unreleased
  * @error: what preparing the job found; the job runs only if it is 0

@@ -339,8 +339,8 @@ static int vrender_submit_alloc_run(struct vrender_submit *s)
 	job->out = vrender_out_fence_alloc();
 	if (!job->row || !job->stall || !job->out)
 		return -ENOMEM;
-	/* The next jobs submitted after a write to vrender_hang hang. */
-	job->hang = atomic_dec_if_positive(&s->vr->hang_jobs) >= 0;
+	/* Hang injection, armed by primebuf_selftest for the test suite */
+	job->hang = primebuf_inject_job_hang();
 	return 0;
 }
 

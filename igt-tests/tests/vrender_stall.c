@@ -68,7 +68,7 @@ igt_main
 		primepair_vrender_bo_wait(fd0, x, 10000000000ll);
 		igt_assert_eq_u32(placement(fd0, x), VRENDER_PLACEMENT_PAGES);
 
-		primepair_vrender_debugfs_write(fd0, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		c.value = 0xdeaddead;
 		t0 = primepair_now_ns();
 		{

@@ -174,6 +174,7 @@ int primebuf_dumb_map_offset(struct drm_file *file, struct drm_device *dev,
 			     u32 handle, u64 *offset);
 u64 primebuf_max_size(void);
 bool primebuf_is_primebuf_object(struct drm_gem_object *obj);
+bool primebuf_inject_job_hang(void);
 unsigned int primebuf_bo_get_segments(struct primebuf_bo *bo,
 				      struct primebuf_segment *segs,
 				      unsigned int max);
