@@ -10,6 +10,11 @@
  * touched once before timing, so allocation is not measured.  Set the
  * engine_speed parameter to 0 (the default) for meaningful numbers.
  *
+ * Then it measures a client's latency (SUBMIT of a small FILL until its
+ * out-fence signals) alone, and while another client's job waits for a
+ * fence that does not signal (a vgem fence, if the kernel has vgem), in
+ * alternating rounds, and prints both medians and their ratio.
+ *
  *   bench-vrender [--device SPEC]
  *
  * SPEC names the vrender render node: a path ("/dev/dri/renderD128"), a
@@ -18,20 +23,45 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <linux/dma-buf.h>
 #include <xf86drm.h>
+#include <xf86drmMode.h>
 
 #include "libprimepair.h"
 #include "vrender.h"
 
 #define PITCH	16384		/* 4096 pixels per row */
 #define MIB	(1024 * 1024)
+#define LATENCY_JOBS	200
+#define LATENCY_ROUNDS	5
+
+/* vgem's fence uapi (include/uapi/drm/vgem_drm.h, not in libdrm) */
+struct bench_vgem_fence_attach {
+	uint32_t handle;
+	uint32_t flags;
+	uint32_t out_fence;
+	uint32_t pad;
+};
+
+struct bench_vgem_fence_signal {
+	uint32_t fence;
+	uint32_t flags;
+};
+
+#define BENCH_VGEM_FENCE_WRITE		0x1
+#define BENCH_IOCTL_VGEM_FENCE_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct bench_vgem_fence_attach)
+#define BENCH_IOCTL_VGEM_FENCE_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct bench_vgem_fence_signal)
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void die(const char *fmt, ...)
@@ -161,6 +191,147 @@ static void bench(int fd, uint64_t size)
 	       copy / cpu_copy);
 }
 
+/* Mean time in us from SUBMIT of a one-row FILL to its fence signalling */
+static double job_latency_us(int fd, uint32_t bo)
+{
+	struct drm_vrender_cmd c = pp_vrender_fill(bo, 0, 64, 0, 0, 16, 1, 0);
+	int64_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < LATENCY_JOBS; i++) {
+		int64_t t0 = pp_now_ns();
+		int fence;
+
+		c.value = i;
+		check(pp_vrender_submit(fd, &c, 1, VRENDER_SUBMIT_OUT_FENCE_FD,
+					&fence), "SUBMIT");
+		check(pp_sync_file_wait(fence, 10000), "sync_file wait");
+		total += pp_now_ns() - t0;
+		close(fence);
+	}
+	return total / 1000.0 / LATENCY_JOBS;
+}
+
+/*
+ * A sync_file of a vgem fence that signals only when told: the fence of
+ * another driver that a blocked client's job waits for.
+ */
+static int vgem_blocker(int vgem, uint32_t *handle, uint32_t *fence)
+{
+	struct bench_vgem_fence_attach attach = {
+		.flags = BENCH_VGEM_FENCE_WRITE,
+	};
+	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_READ };
+	uint32_t pitch;
+	uint64_t size;
+	int dmabuf;
+
+	check(drmModeCreateDumbBuffer(vgem, 64, 64, 32, 0, handle, &pitch,
+				      &size), "vgem CREATE_DUMB");
+	attach.handle = *handle;
+	check(drmIoctl(vgem, BENCH_IOCTL_VGEM_FENCE_ATTACH, &attach) ? -errno : 0,
+	      "VGEM_FENCE_ATTACH");
+	*fence = attach.out_fence;
+	check(drmPrimeHandleToFD(vgem, *handle, DRM_CLOEXEC, &dmabuf),
+	      "vgem HANDLE_TO_FD");
+	check(ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0,
+	      "DMA_BUF_IOCTL_EXPORT_SYNC_FILE");
+	close(dmabuf);
+	return exp.fd;
+}
+
+/* Submit A's one-row FILL behind a fresh vgem fence; returns its sync_file */
+static int block_a(int a, uint32_t a_bo, int vgem, uint32_t *vgem_bo,
+		   struct bench_vgem_fence_signal *sig, int *blocker)
+{
+	struct drm_vrender_cmd c = pp_vrender_fill(a_bo, 0, 64, 0, 0, 16, 1, 1);
+	struct drm_vrender_submit s = {
+		.cmds = (uintptr_t)&c,
+		.cmd_count = 1,
+		.flags = VRENDER_SUBMIT_IN_FENCE_FD | VRENDER_SUBMIT_OUT_FENCE_FD,
+	};
+
+	*blocker = vgem_blocker(vgem, vgem_bo, &sig->fence);
+	s.in_fence_fd = *blocker;
+	check(vrender_submit(a, &s), "SUBMIT of A");
+	return s.out_fence_fd;
+}
+
+/* Signal the vgem fence, let A's job run, drop what block_a() made */
+static void unblock_a(int vgem, uint32_t vgem_bo,
+		      struct bench_vgem_fence_signal *sig, int blocker,
+		      int a_fence)
+{
+	check(drmIoctl(vgem, BENCH_IOCTL_VGEM_FENCE_SIGNAL, sig) ? -errno : 0,
+	      "VGEM_FENCE_SIGNAL");
+	check(pp_sync_file_wait(a_fence, 20000), "A's fence");
+	close(a_fence);
+	close(blocker);
+	drmModeDestroyDumbBuffer(vgem, vgem_bo);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Rounds that alternate B alone and B beside a blocked A, so that a guest
+ * whose speed drifts (other load on the host) affects both alike; the
+ * medians are printed.
+ */
+static void bench_blocked_client(const char *device)
+{
+	double alone[LATENCY_ROUNDS], blocked[LATENCY_ROUNDS];
+	struct bench_vgem_fence_signal sig = { 0 };
+	int a, b, vgem, blocker, a_fence, status;
+	uint32_t a_bo, b_bo, vgem_bo;
+	bool held = true;
+	unsigned int r;
+
+	printf("\nlatency of client B's one-row FILL, SUBMIT to fence, median of %u rounds of %u jobs\n",
+	       LATENCY_ROUNDS, LATENCY_JOBS);
+	vgem = pp_open_device(NULL, "vgem", false);
+	if (vgem < 0) {
+		printf("   no vgem in this kernel: no foreign fence to block on, skipped\n");
+		return;
+	}
+	a = pp_open_device(device, PP_RENDER_DRIVER, true);
+	b = pp_open_device(device, PP_RENDER_DRIVER, true);
+	if (a < 0 || b < 0)
+		die("cannot open the render node twice: %s", strerror(errno));
+	check(vrender_bo_create(a, 4096, 0, &a_bo), "BO_CREATE");
+	check(vrender_bo_create(b, 4096, 0, &b_bo), "BO_CREATE");
+
+	job_latency_us(b, b_bo);		/* warm up */
+	for (r = 0; r < LATENCY_ROUNDS; r++) {
+		alone[r] = job_latency_us(b, b_bo);
+		a_fence = block_a(a, a_bo, vgem, &vgem_bo, &sig, &blocker);
+		blocked[r] = job_latency_us(b, b_bo);
+		check(pp_sync_file_info(a_fence, &status, NULL),
+		      "SYNC_FILE_INFO");
+		held &= status == 0;
+		unblock_a(vgem, vgem_bo, &sig, blocker, a_fence);
+	}
+	qsort(alone, LATENCY_ROUNDS, sizeof(*alone), cmp_double);
+	qsort(blocked, LATENCY_ROUNDS, sizeof(*blocked), cmp_double);
+
+	printf("   B alone                  %10.1f us\n",
+	       alone[LATENCY_ROUNDS / 2]);
+	printf("   B while A is blocked     %10.1f us%s\n",
+	       blocked[LATENCY_ROUNDS / 2],
+	       held ? "" : "   (A was not blocked throughout!)");
+	printf("   ratio                    %10.2f\n",
+	       blocked[LATENCY_ROUNDS / 2] / alone[LATENCY_ROUNDS / 2]);
+	printf("csv,latency,alone,%.1f\n", alone[LATENCY_ROUNDS / 2]);
+	printf("csv,latency,blocked,%.1f\n", blocked[LATENCY_ROUNDS / 2]);
+	close(vgem);
+	close(a);
+	close(b);
+}
+
 /* engine_speed, a vrender module parameter */
 static unsigned long long engine_speed(void)
 {
@@ -229,5 +400,6 @@ int main(int argc, char **argv)
 		printf("64 MiB: above VRENDER_PARAM_MAX_BO_SIZE (%llu), skipped\n",
 		       (unsigned long long)max);
 	close(fd);
+	bench_blocked_client(device);
 	return 0;
 }

@@ -5,9 +5,12 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -156,9 +159,11 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 	/*
 	 * Userspace decides how much memory its buffers take: when there is
 	 * not enough, the first use fails with -ENOMEM rather than waking
-	 * the OOM killer to make room.
+	 * the OOM killer to make room.  The pages are charged to the active
+	 * memory cgroup (the creator's, see primebuf_charged_alloc()).
 	 */
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
+		    __GFP_NOWARN | __GFP_ACCOUNT;
 	unsigned long i;
 	int ret;
 
@@ -170,7 +175,8 @@ static int primebuf_backing_alloc(struct primebuf_backing *b,
 	if (!primebuf_reserve_bytes(npages << PAGE_SHIFT))
 		return -ENOMEM;
 
-	b->pages = kvmalloc_array(npages, sizeof(*b->pages), GFP_KERNEL);
+	b->pages = kvmalloc_array(npages, sizeof(*b->pages),
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!b->pages) {
 		ret = -ENOMEM;
 		goto out_unreserve;
@@ -201,6 +207,23 @@ out_free_array:
 	b->pages = NULL;
 out_unreserve:
 	atomic_long_sub(npages << PAGE_SHIFT, &primebuf_stats.bytes);
+	return ret;
+}
+
+/*
+ * Backing is allocated at first use, which may be a job of the device in
+ * a scheduler thread: charge it to the creator's memory cgroup, not to
+ * whoever's thread happens to allocate.
+ */
+static int primebuf_charged_alloc(struct primebuf_bo *bo,
+				  struct primebuf_backing *b,
+				  const struct primebuf_constraints *req)
+{
+	struct mem_cgroup *old = set_active_memcg(bo->memcg);
+	int ret;
+
+	ret = primebuf_backing_alloc(b, bo->npages, req);
+	set_active_memcg(old);
 	return ret;
 }
 
@@ -261,6 +284,36 @@ static int primebuf_check_possible(struct primebuf_bo *bo,
 	return 0;
 }
 
+/* How long a use that needs a busy buffer to move waits for it */
+#define PRIMEBUF_BUSY_WAIT_FENCES	(10 * HZ)
+#define PRIMEBUF_BUSY_WAIT_UNMAP	HZ
+
+/**
+ * primebuf_wait_idle - wait until the devices' jobs let go of a buffer
+ * @bo: a buffer owned by primebuf, which must move for a new user
+ *
+ * Waits, as a move of a busy buffer does, for the fences of @bo (every
+ * device job that uses it has one there), then for those jobs to drop
+ * their mappings, which follows their fences.  Call without @bo's lock.
+ *
+ * Context: process context, interruptible.
+ * Return: 0 when the wait ended (the caller checks again); -EBUSY if
+ * the fences did not signal within 10 s; -ERESTARTSYS on a signal.
+ */
+int primebuf_wait_idle(struct primebuf_bo *bo)
+{
+	long t;
+
+	t = dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				  PRIMEBUF_BUSY_WAIT_FENCES);
+	if (t <= 0)
+		return t ?: -EBUSY;
+	t = wait_event_interruptible_timeout(bo->unmapped,
+					     !READ_ONCE(bo->map_count),
+					     PRIMEBUF_BUSY_WAIT_UNMAP);
+	return t < 0 ? t : 0;
+}
+
 /**
  * primebuf_check_attach - may a device with constraints @c attach now?
  * @bo: the buffer
@@ -300,7 +353,7 @@ static int primebuf_migrate(struct primebuf_bo *bo,
 	unsigned long i;
 	int ret;
 
-	ret = primebuf_backing_alloc(&new, bo->npages, req);
+	ret = primebuf_charged_alloc(bo, &new, req);
 	if (ret)
 		return ret;
 
@@ -336,8 +389,7 @@ int primebuf_prepare_backing(struct primebuf_bo *bo)
 
 	primebuf_requirements(bo, &req);
 	if (bo->backing.placement == PRIMEBUF_PLACEMENT_NONE) {
-		int ret = primebuf_backing_alloc(&bo->backing, bo->npages,
-						 &req);
+		int ret = primebuf_charged_alloc(bo, &bo->backing, &req);
 
 		if (!ret)
 			trace_primebuf_alloc(bo);
@@ -441,6 +493,12 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 	atomic_long_inc(&primebuf_stats.map_calls);
 	if (pa->sgt_mapped) {
 		if (pa->dir == dir || pa->dir == DMA_BIDIRECTIONAL) {
+			/*
+			 * A streaming mapping kept from an earlier use: what
+			 * the CPU wrote since must reach the device (bounce
+			 * buffers under swiotlb).
+			 */
+			dma_sync_sgtable_for_device(pa->dev, &pa->sgt, pa->dir);
 			atomic_long_inc(&primebuf_stats.map_cache_hits);
 			goto out_hit;
 		}
@@ -487,8 +545,12 @@ void primebuf_attachment_unmap(struct primebuf_bo *bo,
 
 	if (WARN_ON_ONCE(!pa->map_count))
 		return;
+	/* The mapping stays; what the device wrote goes back to the CPU. */
+	if (pa->dir != DMA_TO_DEVICE)
+		dma_sync_sgtable_for_cpu(pa->dev, &pa->sgt, pa->dir);
 	pa->map_count--;
-	bo->map_count--;
+	if (!--bo->map_count)
+		wake_up_all(&bo->unmapped);
 	atomic_long_dec(&primebuf_stats.mappings);
 	trace_primebuf_unmap(bo, pa);
 }
@@ -591,27 +653,11 @@ static struct primebuf_attachment *primebuf_self_attachment(struct primebuf_bo *
 	return pa;
 }
 
-/**
- * primebuf_bo_map() - map a buffer for the device that holds the handle
- * @bo: an own buffer, or an import of a foreign dma-buf
- * @dir: direction of the DMA that follows
- *
- * Own buffers are mapped for their device directly; imports are mapped
- * through their dma-buf attachment, so the exporter sees every use.  Call
- * right before the device touches the buffer and primebuf_bo_unmap() right
- * after.
- *
- * Context: process context, may sleep; must not hold @bo's reservation
- * lock.
- * Return: the scatterlist for the device, or an ERR_PTR.
- */
-struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
-				 enum dma_data_direction dir)
+static struct sg_table *primebuf_bo_map_once(struct primebuf_bo *bo,
+					     enum dma_data_direction dir)
 {
 	struct primebuf_attachment *pa;
 	struct sg_table *sgt;
-
-	might_sleep();
 
 	if (bo->base.import_attach)
 		return dma_buf_map_attachment_unlocked(bo->base.import_attach,
@@ -622,6 +668,62 @@ struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
 	sgt = pa ? primebuf_attachment_map(bo, pa, dir) : ERR_PTR(-ENOMEM);
 	mutex_unlock(&bo->lock);
 	return sgt;
+}
+
+/*
+ * The primebuf buffer that holds @bo's memory: @bo, or the exporter's
+ * buffer for an import of a primebuf dma-buf; NULL for another exporter.
+ */
+static struct primebuf_bo *primebuf_backing_owner(struct primebuf_bo *bo)
+{
+	struct dma_buf *dmabuf;
+
+	if (!bo->base.import_attach)
+		return bo;
+	dmabuf = bo->base.import_attach->dmabuf;
+	return dmabuf->ops == &primebuf_dmabuf_ops ?
+	       to_primebuf_bo(dmabuf->priv) : NULL;
+}
+
+/**
+ * primebuf_bo_map() - map a buffer for the device that holds the handle
+ * @bo: an own buffer, or an import of a foreign dma-buf
+ * @dir: direction of the DMA that follows
+ *
+ * Own buffers are mapped for their device directly; imports are mapped
+ * through their dma-buf attachment, so the exporter sees every use.  Call
+ * right before the device touches the buffer and primebuf_bo_unmap() right
+ * after.  If the buffer must move for this device while other devices'
+ * jobs have it mapped, waits for those jobs (primebuf_wait_idle()).
+ *
+ * Context: process context, may sleep (interruptibly, bounded); must not
+ * hold @bo's reservation lock.
+ * Return: the scatterlist for the device, or an ERR_PTR: -EBUSY if the
+ * buffer stayed busy.
+ */
+struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
+				 enum dma_data_direction dir)
+{
+	struct primebuf_bo *owner;
+	struct sg_table *sgt;
+	int ret;
+
+	might_sleep();
+
+	sgt = primebuf_bo_map_once(bo, dir);
+	if (!IS_ERR(sgt) || PTR_ERR(sgt) != -EBUSY)
+		return sgt;
+	/*
+	 * The buffer must move for this device while another device's jobs
+	 * have it mapped: wait for them once, as attach does.
+	 */
+	owner = primebuf_backing_owner(bo);
+	if (!owner)
+		return sgt;
+	ret = primebuf_wait_idle(owner);
+	if (ret)
+		return ERR_PTR(ret);
+	return primebuf_bo_map_once(bo, dir);
 }
 EXPORT_SYMBOL_NS_GPL(primebuf_bo_map, "PRIMEBUF");
 
@@ -818,6 +920,7 @@ static void primebuf_gem_free(struct drm_gem_object *obj)
 	atomic_long_inc(&primebuf_stats.released);
 
 	drm_gem_object_release(obj);
+	mem_cgroup_put(bo->memcg);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
 }
@@ -917,6 +1020,7 @@ struct primebuf_bo *primebuf_bo_alloc(struct drm_device *dev, size_t size,
 	drm_gem_private_object_init(dev, &bo->base, size);
 	bo->npages = size >> PAGE_SHIFT;
 	mutex_init(&bo->lock);
+	init_waitqueue_head(&bo->unmapped);
 	INIT_LIST_HEAD(&bo->attachments);
 	primebuf_track(bo);
 	atomic_long_inc(&primebuf_stats.created);
@@ -945,6 +1049,8 @@ struct primebuf_bo *primebuf_bo_create(struct drm_device *dev, size_t size)
 	bo = primebuf_bo_alloc(dev, size, NULL);
 	if (IS_ERR(bo))
 		return bo;
+	if (current->mm)
+		bo->memcg = get_mem_cgroup_from_mm(current->mm);
 	atomic_long_inc(&primebuf_stats.buffers);
 	return bo;
 }

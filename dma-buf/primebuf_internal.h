@@ -55,6 +55,7 @@ void primebuf_device_constraints(struct device *dev,
 /* primebuf_bo.c */
 struct primebuf_bo *primebuf_bo_alloc(struct drm_device *dev, size_t size,
 				      struct dma_resv *resv);
+int primebuf_wait_idle(struct primebuf_bo *bo);
 int primebuf_check_attach(struct primebuf_bo *bo,
 			  const struct primebuf_constraints *c);
 struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
@@ -77,6 +78,7 @@ enum primebuf_fail {
 	PRIMEBUF_FAIL_ATTACH,
 	PRIMEBUF_FAIL_MAP,
 	PRIMEBUF_FAIL_VMAP,
+	PRIMEBUF_FAIL_JOB_HANG,
 	PRIMEBUF_FAIL_COUNT
 };
 

@@ -4,6 +4,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -114,6 +115,28 @@ int primebuf_register_device(struct device *dev,
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(primebuf_register_device, "PRIMEBUF");
+
+/**
+ * primebuf_fence_release() - release a &struct primebuf_fence
+ * @fence: its base fence, whose last reference went
+ *
+ * Frees the fence, drops the fence it follows, and only then the owner
+ * module's reference: after that no code of the owner runs for this
+ * fence, as this function is primebuf's.
+ *
+ * Context: any context (&dma_fence_ops.release).
+ */
+void primebuf_fence_release(struct dma_fence *fence)
+{
+	struct primebuf_fence *pf = container_of(fence, struct primebuf_fence,
+						 base);
+	struct module *owner = pf->owner;
+
+	dma_fence_put(pf->inner);
+	dma_fence_free(fence);
+	module_put(owner);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_fence_release, "PRIMEBUF");
 
 /**
  * primebuf_unregister_device() - forget a device's declared constraints
@@ -235,6 +258,22 @@ bool primebuf_inject_failure(enum primebuf_fail what)
 {
 	return atomic_dec_if_positive(&primebuf_fail[what]) >= 0;
 }
+
+/**
+ * primebuf_inject_job_hang() - should this job of a device hang?
+ *
+ * A fault injection point for drivers with an engine (vrender): the
+ * self-test module sets how many of the next jobs, on any device, hang
+ * until their timeout.  Without it loaded and armed, never.
+ *
+ * Context: any.
+ * Return: true if the caller's job is one of them.
+ */
+bool primebuf_inject_job_hang(void)
+{
+	return primebuf_inject_failure(PRIMEBUF_FAIL_JOB_HANG);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_inject_job_hang, "PRIMEBUF");
 
 /**
  * primebuf_fail_counter() - the counter of a fault injection point

@@ -46,6 +46,7 @@ static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
 {
 	struct primebuf_bo *bo = dmabuf_to_bo(dmabuf);
 	struct primebuf_attachment *pa;
+	bool waited = false;
 	int ret;
 
 	if (primebuf_inject_failure(PRIMEBUF_FAIL_ATTACH))
@@ -57,11 +58,23 @@ static int primebuf_dmabuf_attach(struct dma_buf *dmabuf,
 	pa->dev = attach->dev;
 	primebuf_device_constraints(attach->dev, &pa->constraints);
 
-	mutex_lock(&bo->lock);
-	ret = primebuf_check_attach(bo, &pa->constraints);
-	if (!ret)
-		list_add_tail(&pa->node, &bo->attachments);
-	mutex_unlock(&bo->lock);
+	for (;;) {
+		bool busy;
+
+		mutex_lock(&bo->lock);
+		ret = primebuf_check_attach(bo, &pa->constraints);
+		if (!ret)
+			list_add_tail(&pa->node, &bo->attachments);
+		/* Only device jobs end by themselves; a vmap stays. */
+		busy = ret == -EBUSY && !bo->vmap_count;
+		mutex_unlock(&bo->lock);
+		if (!busy || waited)
+			break;
+		ret = primebuf_wait_idle(bo);
+		if (ret)
+			break;
+		waited = true;
+	}
 	if (ret) {
 		kfree(pa);
 		return ret;

@@ -54,6 +54,7 @@ static const char * const primebuf_fail_names[PRIMEBUF_FAIL_COUNT] = {
 	[PRIMEBUF_FAIL_ATTACH] = "fail_attach",
 	[PRIMEBUF_FAIL_MAP] = "fail_map",
 	[PRIMEBUF_FAIL_VMAP] = "fail_vmap",
+	[PRIMEBUF_FAIL_JOB_HANG] = "hang_jobs",
 };
 
 static struct dentry *primebuf_selftest_dir;

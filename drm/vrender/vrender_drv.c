@@ -8,7 +8,6 @@
  * needs to negotiate with.
  */
 
-#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -78,17 +77,14 @@ static const struct drm_ioctl_desc vrender_ioctls[] = {
 
 DEFINE_DRM_GEM_FOPS(vrender_fops);
 
-/*
- * vrender_hang: writing N makes the next N jobs submitted hang, so that
- * the engine's timeout cancels them.  6.1 calls this for every minor, 6.12
- * once for the device directory that each minor's directory links to.
- */
-static void vrender_debugfs_init(struct drm_minor *minor)
+static int vrender_open(struct drm_device *dev, struct drm_file *file)
 {
-	struct vrender_device *vr = to_vrender(minor->dev);
+	return vrender_file_open(to_vrender(dev), file);
+}
 
-	debugfs_create_atomic_t("vrender_hang", 0600, minor->debugfs_root,
-				&vr->hang_jobs);
+static void vrender_postclose(struct drm_device *dev, struct drm_file *file)
+{
+	vrender_file_close(file);
 }
 
 static const struct drm_driver vrender_driver = {
@@ -97,10 +93,11 @@ static const struct drm_driver vrender_driver = {
 	.ioctls = vrender_ioctls,
 	.num_ioctls = ARRAY_SIZE(vrender_ioctls),
 	.fops = &vrender_fops,
+	.open = vrender_open,
+	.postclose = vrender_postclose,
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = primebuf_gem_prime_import,
-	.debugfs_init = vrender_debugfs_init,
 	.name = VRENDER_DRIVER_NAME,
 	.desc = "Virtual render-only driver",
 	PRIMEPAIR_DRIVER_DATE("20261203")
@@ -148,13 +145,6 @@ static int vrender_create(unsigned int index)
 	struct vrender_device *vr;
 	int ret;
 
-	ret = vrender_check_params(index);
-	if (ret) {
-		pr_err("vrender: invalid DMA constraints for instance %u\n",
-		       index);
-		return ret;
-	}
-
 	pdev = platform_device_register_simple(VRENDER_DRIVER_NAME, index,
 					       NULL, 0);
 	if (IS_ERR(pdev))
@@ -173,21 +163,14 @@ static int vrender_create(unsigned int index)
 	}
 	vr->pdev = pdev;
 	vr->index = index;
-	spin_lock_init(&vr->fence_lock);
-	mutex_init(&vr->submit_lock);
-	init_waitqueue_head(&vr->inflight_wait);
-	init_waitqueue_head(&vr->cancel_wq);
-	vr->fence_context = dma_fence_context_alloc(1);
 
-	vr->wq = alloc_ordered_workqueue("vrender.%u", 0, index);
-	if (!vr->wq) {
-		ret = -ENOMEM;
+	ret = vrender_engine_init(vr);
+	if (ret)
 		goto out_release_group;
-	}
 
 	ret = vrender_dma_init(vr);
 	if (ret)
-		goto out_destroy_wq;
+		goto out_engine_fini;
 
 	ret = drm_dev_register(&vr->drm, 0);
 	if (ret)
@@ -198,8 +181,8 @@ static int vrender_create(unsigned int index)
 
 out_unregister_constraints:
 	primebuf_unregister_device(&pdev->dev);
-out_destroy_wq:
-	destroy_workqueue(vr->wq);
+out_engine_fini:
+	vrender_engine_fini(vr);
 out_release_group:
 	devres_release_group(&pdev->dev, NULL);
 out_unregister_pdev:
@@ -212,14 +195,9 @@ static void vrender_destroy(struct vrender_device *vr)
 	struct platform_device *pdev = vr->pdev;
 
 	drm_dev_unplug(&vr->drm);
-	/*
-	 * Jobs hold references to their buffers; cancel the stalled ones and
-	 * let the others finish.
-	 */
-	vrender_engine_cancel(vr);
-	destroy_workqueue(vr->wq);
+	/* Every file is closed; the jobs they left finish first. */
+	vrender_engine_fini(vr);
 	primebuf_unregister_device(&pdev->dev);
-	mutex_destroy(&vr->submit_lock);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
 }
@@ -244,6 +222,16 @@ static int __init vrender_init(void)
 		pr_err("vrender: instances must be 1 to %d\n",
 		       VRENDER_MAX_INSTANCES);
 		return -EINVAL;
+	}
+
+	/* Every instance's parameters are checked before any registers. */
+	for (i = 0; i < instances; i++) {
+		ret = vrender_check_params(i);
+		if (ret) {
+			pr_err("vrender: invalid DMA constraints for instance %u\n",
+			       i);
+			return ret;
+		}
 	}
 
 	for (i = 0; i < instances; i++) {

@@ -6,7 +6,7 @@
 #define _VRENDER_DRV_H_
 
 #include <linux/atomic.h>
-#include <linux/dma-fence.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/spinlock.h>
@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
+#include <drm/gpu_scheduler.h>
 
 #include <primepair/compat.h>
 #include <primepair/primebuf.h>
@@ -22,8 +23,8 @@
 #define VRENDER_MAX_INSTANCES	4
 #define VRENDER_MAX_COMMANDS	64
 #define VRENDER_MAX_SYNCOBJS	64
-/* Jobs queued or running per instance before SUBMIT waits for room */
-#define VRENDER_MAX_INFLIGHT	64
+/* Jobs one open file may have queued or running; more wait, then -EBUSY */
+#define VRENDER_MAX_QUEUED	64
 
 struct drm_file;
 struct drm_vrender_cmd;
@@ -35,18 +36,12 @@ struct drm_vrender_cmd;
  * @index: instance number, 0 to VRENDER_MAX_INSTANCES - 1
  * @dma_parms: backs @pdev's dma_parms (max segment, boundary)
  * @constraints: what this instance declared to primebuf
- * @wq: ordered queue the engine runs jobs on, one at a time
- * @fence_context: dma-fence context of the engine's timeline
- * @fence_lock: lock of every fence on that timeline
- * @submit_lock: serialises fence numbering with queueing, so that the
- *	timeline's order is the order jobs run in
- * @seqno: last fence number handed out; protected by @submit_lock
- * @inflight: jobs queued or running
- * @inflight_wait: SUBMIT waits here while @inflight is at the limit
- * @hang_jobs: number of jobs still to be submitted that will hang until
- *	their timeout; set through debugfs, taken by SUBMIT one at a time
- * @cancel_wq: where stalled and hung jobs sleep; woken at removal
- * @dying: set once at removal, so that stalled jobs give up at once
+ * @sched: the engine's scheduler: one job on the engine at a time, taken
+ *	in turn from the entities of the open files
+ * @jobs: jobs, and states of open or closed files, not yet freed
+ * @idle: removal waits here for @jobs to reach zero
+ * @free_wq: where finished jobs are released, and the state of a closed
+ *	file once its last job is
  */
 struct vrender_device {
 	struct drm_device drm;
@@ -54,17 +49,121 @@ struct vrender_device {
 	unsigned int index;
 	struct device_dma_parameters dma_parms;
 	struct primebuf_constraints constraints;
-	struct workqueue_struct *wq;
-	u64 fence_context;
-	spinlock_t fence_lock;		/* signalling of this timeline's fences */
-	struct mutex submit_lock;	/* seqno, and queueing in seqno order */
-	u64 seqno;
-	atomic_t inflight;
-	wait_queue_head_t inflight_wait;
-	atomic_t hang_jobs;
-	wait_queue_head_t cancel_wq;
-	bool dying;
+	struct drm_gpu_scheduler sched;
+	atomic_t jobs;
+	wait_queue_head_t idle;
+	struct workqueue_struct *free_wq;
 };
+
+/**
+ * struct vrender_file - what an open file of a vrender device owns
+ * @vr: the device
+ * @ref: held by the file and by each of its jobs until freed
+ * @free_work: destroys @entity and frees the state after the last put
+ * @fence_context: the timeline of the file's out-fences
+ * @seqno: the last number on it; protected by @push_lock
+ * @entity: the file's queue of jobs on the device's scheduler
+ * @queued: jobs submitted and not yet freed, at most VRENDER_MAX_QUEUED
+ * @ran_unreleased: jobs that have run and are not yet released
+ * @room: SUBMIT waits here while @queued is at the limit, BO_WAIT for
+ *	@ran_unreleased to reach zero
+ * @push_lock: makes arming and pushing a job one step, so that the
+ *	entity's fences are queued in the order of their numbers
+ */
+struct vrender_file {
+	struct vrender_device *vr;
+	struct kref ref;
+	struct work_struct free_work;
+	u64 fence_context;
+	u64 seqno;
+	struct drm_sched_entity entity;
+	atomic_t queued;
+	atomic_t ran_unreleased;
+	wait_queue_head_t room;
+	struct mutex push_lock;		/* drm_sched_job_arm() to _push_job() */
+};
+
+/**
+ * struct vrender_job_bo - one buffer of a job
+ * @obj: the buffer, referenced by the job
+ * @write: the job writes it
+ * @sgt: the device's mapping while the job is prepared or runs
+ * @addr: physical address of each DMA segment of @sgt
+ * @start: offset in the buffer of each segment, and the end of the last
+ * @nents: number of DMA segments
+ * @stop: set when the engine must give up on the job at once
+ */
+struct vrender_job_bo {
+	struct drm_gem_object *obj;
+	bool write;
+	struct sg_table *sgt;
+	phys_addr_t *addr;
+	u64 *start;
+	unsigned int nents;
+	const bool *stop;
+};
+
+struct vrender_wait;
+struct vrender_out_fence;
+
+/**
+ * struct vrender_job - one SUBMIT
+ * @base: the scheduler's job, embedded
+ * @vr: the device
+ * @vf: the file that submitted it, referenced
+ * @cmds: the commands, copied from userspace
+ * @ncmds: number of @cmds
+ * @cmd_bo: for each command, the indices in @bos of destination and source
+ * @bos: the buffers, each once
+ * @nbos: number of @bos
+ * @explicit: the in-fences userspace named; a failed one fails the job
+ * @nexplicit: number of @explicit
+ * @foreign: dependencies that are not this scheduler's, waited for
+ *	through @gate
+ * @nforeign: number of @foreign
+ * @gate: signals once every @foreign fence has, or with -ETIMEDOUT at the
+ *	job's timeout; NULL without foreign dependencies
+ * @stall: the job's simulated time, or its injected hang
+ * @out: the job's out-fence until SUBMIT starts it
+ * @row: the engine's bounce row for COPY and PATTERN
+ * @bytes: bytes of rectangles the commands touch
+ * @hang: the job hangs (primebuf_selftest's hang_jobs)
+ * @stalled: @stall has been started
+ * @ran: run_job was called; counted in @vf's ran_unreleased
+ * @error: what preparing the job found; the job runs only if it is 0
+ * @cancel: set by the timeout handler; the engine stops at its next page
+ * @free_work: releases the job once the scheduler is done with it
+ */
+struct vrender_job {
+	struct drm_sched_job base;
+	struct vrender_device *vr;
+	struct vrender_file *vf;
+	struct drm_vrender_cmd *cmds;
+	unsigned int ncmds;
+	u8 (*cmd_bo)[2];
+	struct vrender_job_bo bos[2 * VRENDER_MAX_COMMANDS];
+	unsigned int nbos;
+	struct dma_fence *explicit[VRENDER_MAX_SYNCOBJS + 1];
+	unsigned int nexplicit;
+	struct dma_fence **foreign;
+	unsigned int nforeign;
+	struct vrender_wait *gate;
+	struct vrender_wait *stall;
+	struct vrender_out_fence *out;
+	u32 *row;
+	u64 bytes;
+	bool hang;
+	bool stalled;
+	bool ran;
+	int error;
+	bool cancel;
+	struct work_struct free_work;
+};
+
+static inline struct vrender_job *to_vrender_job(struct drm_sched_job *job)
+{
+	return container_of(job, struct vrender_job, base);
+}
 
 static inline struct vrender_device *to_vrender(struct drm_device *drm)
 {
@@ -83,10 +182,31 @@ int vrender_ioctl_bo_info(struct drm_device *dev, void *data,
 int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 
-/* vrender_engine.c */
+/* vrender_submit.c */
 int vrender_ioctl_submit(struct drm_device *dev, void *data,
 			 struct drm_file *file);
-void vrender_engine_cancel(struct vrender_device *vr);
+
+/* vrender_engine.c */
+#define VRENDER_CHUNK_PIXELS	1024	/* pixels per step of COPY, PATTERN */
+struct vrender_wait *vrender_wait_alloc(struct vrender_device *vr,
+					unsigned int ndeps);
+struct dma_fence *vrender_wait_fence(struct vrender_wait *w);
+void vrender_wait_start_gate(struct vrender_wait *w,
+			     struct dma_fence **fences);
+int vrender_job_map(struct vrender_job *job);
+void vrender_job_release(struct vrender_job *job);
+struct vrender_out_fence *vrender_out_fence_alloc(void);
+struct dma_fence *vrender_out_fence_init(struct vrender_out_fence *out,
+					 u64 context, u64 seqno);
+void vrender_out_fence_follow(struct dma_fence *fence,
+			      struct dma_fence *finished);
+struct dma_fence *vrender_fence_own(struct vrender_device *vr,
+				    struct dma_fence *f);
+int vrender_engine_init(struct vrender_device *vr);
+void vrender_engine_fini(struct vrender_device *vr);
+int vrender_file_open(struct vrender_device *vr, struct drm_file *file);
+void vrender_file_close(struct drm_file *file);
+void vrender_file_put(struct vrender_file *vf);
 extern unsigned int vrender_job_timeout_ms;
 extern unsigned long long vrender_engine_speed;
 extern unsigned int vrender_job_latency_us;

@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vrender - jobs, fences and the simulated engine
+ * vrender - the scheduler's callbacks, the simulated engine, and the
+ * driver's own wait fences
  */
 
 #include <linux/crc32.h>
-#include <linux/dma-fence-chain.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-fence.h>
-#include <linux/dma-resv.h>
-#include <linux/file.h>
+#include <linux/dma-mapping.h>
 #include <linux/highmem.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
-#include <linux/module.h>
 #include <linux/overflow.h>
-#include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <linux/sync_file.h>
-#include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
-#include <drm/drm_syncobj.h>
+#include <drm/gpu_scheduler.h>
 
 #include <uapi/drm/vrender_drm.h>
 
@@ -31,97 +28,351 @@
 /**
  * DOC: engine
  *
- * SUBMIT checks every command and takes a reference to every buffer, then
- * collects the job's dependencies under the buffers' reservation locks:
- * explicit in-fences, every fence of buffers the job writes, and the
- * write fences of buffers it only reads.  In the same locked section the
- * job's fence is added to each buffer (as writer of destinations, reader
- * of sources), so everyone who comes later waits for the job.
+ * Each vrender device has one GPU scheduler (&drm_gpu_scheduler) in front
+ * of its engine, and each open file one entity (&drm_sched_entity) on it:
+ * the scheduler takes jobs from the entities in turn, one job on the
+ * engine at a time, and only jobs whose dependencies have all signalled.
+ * A client whose job waits for a fence that never signals blocks its own
+ * entity, never another client's.
  *
- * Jobs run one at a time on an ordered workqueue, in fence order.  The
- * DRM GPU scheduler is not used: its interface changed in incompatible
- * ways between Linux 6.1 and 6.12 (scheduler and job initialisation,
- * credits, the run-queue model), and one ordered queue gives the same
- * guarantees a single-ring engine needs.
+ * SUBMIT (vrender_submit.c) adds the job's dependencies to the scheduler
+ * job: fences of this scheduler directly, every other fence (another
+ * device's, a sync_file, a syncobj point) through one gate fence of the
+ * driver that signals once they all have, or with -ETIMEDOUT when
+ * job_timeout_ms has passed since SUBMIT.  No driver thread ever waits
+ * for a fence.
  *
- * A running job waits for its dependencies (at most job_timeout_ms in
- * all), maps each buffer for the device (imports through their
- * dma-buf attachment), walks the mapped scatterlists page by page with
- * kmap_local_page() to do the work, unmaps, and signals its fence.
- * Nothing stays mapped between jobs, so exporters may move buffers
- * between them.
+ * SUBMIT also allocates everything the job will use and maps each buffer
+ * for the device (imports through their dma-buf attachment), before the
+ * job's fence is published: from then on, nothing on the way to that
+ * fence's signal allocates memory or takes a reservation lock, and
+ * lockdep checks it (dma_fence_begin_signalling() covers prepare_job and
+ * run_job).  A job holds its mappings from SUBMIT until it is freed: a
+ * device that needs one of its buffers moved waits for the job first
+ * (primebuf_wait_idle()).
+ *
+ * Once the dependencies are met, the scheduler asks the driver to prepare
+ * the job (&drm_sched_backend_ops.prepare_job), which spends the job's
+ * simulated time (job_latency_us plus its bytes at engine_speed, or an
+ * injected hang) as one more fence, a timer.  A job whose simulated time
+ * reaches job_timeout_ms, and every hung job, ends there with -ETIMEDOUT.
+ *
+ * run_job is the engine.  It walks the mapped scatterlists page by page
+ * with kmap_local_page(), yielding after every page, and gives the
+ * commands a real time budget of job_timeout_ms: a job past it fails with
+ * -ETIMEDOUT before its next command.  The scheduler's own timeout
+ * (job_timeout_ms when the device was created) is the last resort: the
+ * timeout handler makes the engine stop at its next page and fails the
+ * job with -ETIMEDOUT.  The job completes inside run_job, so a job of
+ * this scheduler that has been scheduled has also finished; the scheduler
+ * signals its fence.
+ *
+ * free_job hands the job to a worker of the driver, which unmaps the
+ * buffers and drops every reference the job holds (buffers, fences, the
+ * file) outside the scheduler's context.  Nothing stays mapped between
+ * jobs, so exporters may move buffers between them.
  *
  * A dependency that signalled with an error does not fail the job: the
  * fences of a buffer's reservation object would otherwise pass a single
  * failure on from job to job, and the buffer could never be used again.
- * The job works on the contents as the failed job left them.
- *
- * The engine can be made slow (engine_speed, job_latency_us) and jobs can
- * be made to hang (debugfs vrender_hang).  The simulated time is spent
- * after the dependencies and before the buffers are mapped, sleeping with
- * no lock held: a slow or hung job never pins a buffer, so it never makes
- * an exporter refuse to migrate.  A job whose simulated time reaches
- * job_timeout_ms, and every hung job, is cancelled at that timeout: its
- * commands do not run and its fence signals with -ETIMEDOUT.  The next job
- * runs right after.  Removing the device cancels stalled jobs at once
- * (-ECANCELED), so unloading never waits for a timeout.
+ * A failed explicit in-fence does fail it.
  */
-
-/* Pixels handled per step of COPY and PATTERN rows. */
-#define VRENDER_CHUNK_PIXELS	1024
-
-struct vrender_job_bo {
-	struct drm_gem_object *obj;
-	bool write;
-	struct sg_table *sgt;
-	phys_addr_t *addr;
-	u64 *start;
-	unsigned int nents;
-};
-
-struct vrender_job {
-	struct work_struct work;
-	struct vrender_device *vr;
-	struct dma_fence *fence;
-	struct drm_vrender_cmd *cmds;
-	unsigned int ncmds;
-	u8 (*cmd_bo)[2];
-	struct vrender_job_bo bos[2 * VRENDER_MAX_COMMANDS];
-	unsigned int nbos;
-	struct dma_fence **deps;
-	unsigned int ndeps;
-	unsigned int nexplicit;
-	unsigned int deps_cap;
-	u64 bytes;
-	bool hang;
-};
 
 /* ----------------------------------------------------------------------
- * Fences
+ * Wait fences: the gate of foreign dependencies, and the simulated time
  */
 
-static const char *vrender_fence_driver_name(struct dma_fence *fence)
+/**
+ * struct vrender_wait_dep - one fence a gate waits for
+ * @cb: on @fence, until it signals or the gate is released
+ * @fence: the dependency, referenced
+ * @wait: the gate
+ */
+struct vrender_wait_dep {
+	struct dma_fence_cb cb;
+	struct dma_fence *fence;
+	struct vrender_wait *wait;
+};
+
+/**
+ * struct vrender_wait - a fence of the driver that a job's scheduler
+ *	waits for
+ * @base: the fence; first, as dma_fence_free() frees the whole object
+ * @lock: @base's lock
+ * @timer: signals @base with @timeout_error when it expires
+ * @timeout_error: 0 for the end of simulated time, -ETIMEDOUT otherwise
+ * @pending: @deps not yet signalled, plus one while the gate starts
+ * @ndeps: number of @deps
+ * @deps: the fences of a gate
+ *
+ * Only the scheduler and the job hold references to it, so none outlives
+ * the module.
+ */
+struct vrender_wait {
+	struct dma_fence base;
+	spinlock_t lock;	/* @base's */
+	struct hrtimer timer;
+	int timeout_error;
+	atomic_t pending;
+	unsigned int ndeps;
+	struct vrender_wait_dep deps[];
+};
+
+static const char *vrender_wait_driver_name(struct dma_fence *fence)
 {
 	return VRENDER_DRIVER_NAME;
 }
 
-static const char *vrender_fence_timeline_name(struct dma_fence *fence)
+static const char *vrender_wait_timeline_name(struct dma_fence *fence)
+{
+	return "wait";
+}
+
+static const struct dma_fence_ops vrender_wait_ops = {
+	.get_driver_name = vrender_wait_driver_name,
+	.get_timeline_name = vrender_wait_timeline_name,
+};
+
+static void vrender_wait_signal(struct vrender_wait *w, int error)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (!test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &w->base.flags)) {
+		if (error)
+			dma_fence_set_error(&w->base, error);
+		dma_fence_signal_locked(&w->base);
+	}
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+static enum hrtimer_restart vrender_wait_expired(struct hrtimer *timer)
+{
+	struct vrender_wait *w = container_of(timer, struct vrender_wait,
+					      timer);
+
+	vrender_wait_signal(w, w->timeout_error);
+	return HRTIMER_NORESTART;
+}
+
+static void vrender_wait_dep_done(struct dma_fence *fence,
+				  struct dma_fence_cb *cb)
+{
+	struct vrender_wait_dep *dep = container_of(cb, struct vrender_wait_dep,
+						    cb);
+
+	if (atomic_dec_and_test(&dep->wait->pending))
+		vrender_wait_signal(dep->wait, 0);
+}
+
+/**
+ * vrender_wait_alloc - allocate a wait fence
+ * @vr: the device
+ * @ndeps: number of fences it will wait for (0 for simulated time)
+ *
+ * Context: process context, before the job is armed.
+ * Return: the fence, initialised and not started, or NULL.
+ */
+struct vrender_wait *vrender_wait_alloc(struct vrender_device *vr,
+					unsigned int ndeps)
+{
+	struct vrender_wait *w;
+
+	w = kzalloc(struct_size(w, deps, ndeps), GFP_KERNEL);
+	if (!w)
+		return NULL;
+	w->ndeps = ndeps;
+	spin_lock_init(&w->lock);
+	hrtimer_setup(&w->timer, vrender_wait_expired, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
+	/* A timeline of its own: wait fences signal in no particular order. */
+	dma_fence_init(&w->base, &vrender_wait_ops, &w->lock,
+		       dma_fence_context_alloc(1), 1);
+	return w;
+}
+
+/**
+ * vrender_wait_fence - the fence of a wait
+ * @w: the wait
+ *
+ * Return: @w's fence, not referenced.
+ */
+struct dma_fence *vrender_wait_fence(struct vrender_wait *w)
+{
+	return &w->base;
+}
+
+static u64 vrender_timeout_ns(void)
+{
+	return (u64)max(1U, READ_ONCE(vrender_job_timeout_ms)) * NSEC_PER_MSEC;
+}
+
+/**
+ * vrender_wait_start_gate - start waiting for a job's foreign fences
+ * @w: a gate from vrender_wait_alloc()
+ * @fences: @w->ndeps fences; their references pass to @w
+ *
+ * @w signals when every fence has, or with -ETIMEDOUT after
+ * job_timeout_ms.  No allocation: called between arming and pushing.
+ */
+void vrender_wait_start_gate(struct vrender_wait *w, struct dma_fence **fences)
+{
+	unsigned int i;
+
+	atomic_set(&w->pending, w->ndeps + 1);
+	w->timeout_error = -ETIMEDOUT;
+	for (i = 0; i < w->ndeps; i++) {
+		struct vrender_wait_dep *dep = &w->deps[i];
+
+		dep->fence = fences[i];
+		dep->wait = w;
+		if (dma_fence_add_callback(dep->fence, &dep->cb,
+					   vrender_wait_dep_done))
+			atomic_dec(&w->pending);
+	}
+	hrtimer_start(&w->timer, ns_to_ktime(vrender_timeout_ns()),
+		      HRTIMER_MODE_REL);
+	if (atomic_dec_and_test(&w->pending))
+		vrender_wait_signal(w, 0);
+}
+
+/* Stop the timer and the callbacks, then drop the job's reference. */
+static void vrender_wait_put(struct vrender_wait *w)
+{
+	unsigned int i;
+
+	if (!w)
+		return;
+	hrtimer_cancel(&w->timer);
+	for (i = 0; i < w->ndeps; i++) {
+		if (!w->deps[i].fence)
+			continue;
+		dma_fence_remove_callback(w->deps[i].fence, &w->deps[i].cb);
+		dma_fence_put(w->deps[i].fence);
+	}
+	/* A gate that never started never had a waiter: end it here. */
+	vrender_wait_signal(w, -ECANCELED);
+	dma_fence_put(&w->base);
+}
+
+/* ----------------------------------------------------------------------
+ * Out-fences: what userspace and other drivers see of a job
+ */
+
+/**
+ * struct vrender_out_fence - the fence a job publishes
+ * @pf: the fence, its module reference, and the job's scheduler fence it
+ *	follows (@pf.inner)
+ * @lock: @pf.base's lock
+ * @cb: on the scheduler fence, until it signals
+ *
+ * The scheduler's fences point into the device, so they never leave the
+ * driver: buffers, syncobjs and sync_files get this fence, which keeps
+ * the module (and so the device) in place as long as anyone holds it.
+ */
+struct vrender_out_fence {
+	struct primebuf_fence pf;
+	spinlock_t lock;	/* @pf.base's */
+	struct dma_fence_cb cb;
+};
+
+static const char *vrender_out_timeline_name(struct dma_fence *fence)
 {
 	return "engine";
 }
 
-static void vrender_fence_release(struct dma_fence *fence)
+static const struct dma_fence_ops vrender_out_ops = {
+	.get_driver_name = vrender_wait_driver_name,
+	.get_timeline_name = vrender_out_timeline_name,
+	.release = primebuf_fence_release,
+};
+
+static void vrender_out_done(struct dma_fence *finished,
+			     struct dma_fence_cb *cb)
 {
-	dma_fence_free(fence);
-	/* Taken when the fence was made: its ops live in this module. */
-	module_put(THIS_MODULE);
+	struct vrender_out_fence *out = container_of(cb, struct vrender_out_fence,
+						     cb);
+
+	if (finished->error)
+		dma_fence_set_error(&out->pf.base, finished->error);
+	dma_fence_signal(&out->pf.base);
+	dma_fence_put(&out->pf.base);
 }
 
-static const struct dma_fence_ops vrender_fence_ops = {
-	.get_driver_name = vrender_fence_driver_name,
-	.get_timeline_name = vrender_fence_timeline_name,
-	.release = vrender_fence_release,
-};
+/**
+ * vrender_out_fence_alloc - allocate a job's out-fence
+ *
+ * Context: process context, before the job is armed.
+ * Return: the fence, to be set up with vrender_out_fence_init() or
+ * freed with kfree(); NULL without memory.
+ */
+struct vrender_out_fence *vrender_out_fence_alloc(void)
+{
+	return kzalloc(sizeof(struct vrender_out_fence), GFP_KERNEL);
+}
+
+/**
+ * vrender_out_fence_init - give an out-fence its place on the timeline
+ * @out: from vrender_out_fence_alloc()
+ * @context: the file's fence context
+ * @seqno: the next number on it
+ *
+ * Until vrender_out_fence_follow(), the fence is nobody's and may be
+ * dropped (signalled with an error first, then put).
+ *
+ * Return: @out's fence, with the caller's reference.
+ */
+struct dma_fence *vrender_out_fence_init(struct vrender_out_fence *out,
+					 u64 context, u64 seqno)
+{
+	__module_get(THIS_MODULE);
+	out->pf.owner = THIS_MODULE;
+	spin_lock_init(&out->lock);
+	dma_fence_init(&out->pf.base, &vrender_out_ops, &out->lock, context,
+		       seqno);
+	return &out->pf.base;
+}
+
+/**
+ * vrender_out_fence_follow - make an out-fence signal with a job
+ * @fence: from vrender_out_fence_init()
+ * @finished: the armed job's scheduler fence
+ *
+ * No allocation: called between arming and pushing.
+ */
+void vrender_out_fence_follow(struct dma_fence *fence,
+			      struct dma_fence *finished)
+{
+	struct vrender_out_fence *out = container_of(fence,
+						     struct vrender_out_fence,
+						     pf.base);
+
+	out->pf.inner = dma_fence_get(finished);
+	/* One reference for the callback, which it drops. */
+	dma_fence_get(fence);
+	if (dma_fence_add_callback(finished, &out->cb, vrender_out_done))
+		vrender_out_done(finished, &out->cb);
+}
+
+/**
+ * vrender_fence_own - the scheduler fence behind a fence of this device
+ * @vr: the device
+ * @f: a dependency
+ *
+ * Return: for a job of @vr (its out-fence or its scheduler fence), the
+ * scheduler fence, which the scheduler orders by itself; NULL for every
+ * other fence.  Not referenced.
+ */
+struct dma_fence *vrender_fence_own(struct vrender_device *vr,
+				    struct dma_fence *f)
+{
+	struct drm_sched_fence *sf;
+
+	if (f->ops == &vrender_out_ops)
+		f = container_of(f, struct primebuf_fence, base)->inner;
+	sf = to_drm_sched_fence(f);
+	return sf && sf->sched == &vr->sched ? f : NULL;
+}
 
 /* ----------------------------------------------------------------------
  * Walking a mapped buffer
@@ -189,7 +440,7 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 	unsigned int i = vrender_bo_find(jb, offset);
 	u64 in = offset - jb->start[i];
 
-	while (len && i < jb->nents) {
+	while (len && i < jb->nents && !READ_ONCE(*jb->stop)) {
 		u64 seg_len = jb->start[i + 1] - jb->start[i];
 		phys_addr_t phys = jb->addr[i] + in;
 		struct page *page;
@@ -209,7 +460,10 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 		vaddr = kmap_local_page(page);
 		fn(vaddr + poff, n, ctx);
 		kunmap_local(vaddr);
-		/* A job may cover a gigabyte: let the worker's CPU go. */
+		/*
+		 * A job may cover a gigabyte: let the CPU go, and see the
+		 * timeout handler's stop, after every page.
+		 */
 		cond_resched();
 
 		len -= n;
@@ -380,20 +634,16 @@ static void vrender_cmd_checksum(struct vrender_job_bo *dst,
 	vrender_bo_write(dst, c->dst_offset, &result, sizeof(result));
 }
 
-static unsigned long vrender_timeout_jiffies(void)
-{
-	return msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
-}
-
 /*
- * Runs in the fence signalling critical section: no allocation here.  The
- * commands get the job's real time budget, job_timeout_ms from their
+ * Runs in the fence signalling critical section: no allocation, no lock.
+ * The commands get the job's real time budget, job_timeout_ms from their
  * start: a job still running at that point fails with -ETIMEDOUT before
  * its next command, however little simulated time it was given.
  */
-static int vrender_job_execute(struct vrender_job *job, u32 *row)
+static int vrender_job_execute(struct vrender_job *job)
 {
-	unsigned long deadline = jiffies + vrender_timeout_jiffies();
+	unsigned long deadline = jiffies +
+		msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
 	unsigned int i;
 
 	for (i = 0; i < job->ncmds; i++) {
@@ -406,15 +656,17 @@ static int vrender_job_execute(struct vrender_job *job, u32 *row)
 			vrender_cmd_fill(dst, c);
 			break;
 		case VRENDER_CMD_PATTERN:
-			vrender_cmd_pattern(dst, c, row);
+			vrender_cmd_pattern(dst, c, job->row);
 			break;
 		case VRENDER_CMD_COPY:
-			vrender_cmd_copy(dst, src, c, row);
+			vrender_cmd_copy(dst, src, c, job->row);
 			break;
 		case VRENDER_CMD_CHECKSUM:
 			vrender_cmd_checksum(dst, src, c);
 			break;
 		}
+		if (READ_ONCE(job->cancel))
+			return -ETIMEDOUT;
 		if (i + 1 < job->ncmds && time_after(jiffies, deadline))
 			return -ETIMEDOUT;
 	}
@@ -422,7 +674,7 @@ static int vrender_job_execute(struct vrender_job *job, u32 *row)
 }
 
 /* ----------------------------------------------------------------------
- * Running a job
+ * Preparing a job: simulated time, then every mapping
  */
 
 static enum dma_data_direction vrender_dir(struct vrender_job_bo *jb)
@@ -448,7 +700,20 @@ static void vrender_job_unmap(struct vrender_job *job)
 	}
 }
 
-static int vrender_job_map(struct vrender_job *job)
+/**
+ * vrender_job_map - map every buffer of a job for the device
+ * @job: a job that SUBMIT has not armed yet
+ *
+ * Backs, maps (through their dma-buf attachment for imports) and indexes
+ * the buffers.  This allocates and takes reservation locks, so it runs
+ * before the job's fence is published: from then on, nothing on the way
+ * to that fence's signal may allocate or lock.  On failure the mappings
+ * made so far stay in @job, for vrender_job_release().
+ *
+ * Context: process context; no reservation lock held.
+ * Return: 0 or a negative errno.
+ */
+int vrender_job_map(struct vrender_job *job)
 {
 	unsigned int i;
 	int ret;
@@ -457,6 +722,7 @@ static int vrender_job_map(struct vrender_job *job)
 		struct vrender_job_bo *jb = &job->bos[i];
 		struct sg_table *sgt;
 
+		jb->stop = &job->cancel;
 		sgt = primebuf_bo_map(to_primebuf_bo(jb->obj), vrender_dir(jb));
 		if (IS_ERR(sgt))
 			return PTR_ERR(sgt);
@@ -468,530 +734,299 @@ static int vrender_job_map(struct vrender_job *job)
 	return 0;
 }
 
-static int vrender_job_wait_deps(struct vrender_job *job)
-{
-	unsigned long deadline = jiffies + vrender_timeout_jiffies();
-	unsigned int i;
-
-	for (i = 0; i < job->ndeps; i++) {
-		struct dma_fence *dep = job->deps[i];
-		long left = max_t(long, (long)(deadline - jiffies), 0);
-		long ret;
-
-		ret = dma_fence_wait_timeout(dep, false, left);
-		if (ret == 0)
-			return -ETIMEDOUT;
-		if (ret < 0)
-			return ret;
-		/*
-		 * A failed explicit dependency fails the job: userspace asked
-		 * to run after it.  A failed job found only through a buffer's
-		 * reservation object does not: the buffer stays usable, the
-		 * next writer simply overwrites what is there.
-		 */
-		if (i < job->nexplicit && dep->error)
-			return dep->error;
-	}
-	return 0;
-}
-
 /*
- * Spend the job's simulated time: job_latency_us plus its bytes at
- * engine_speed, or forever if it was chosen to hang.  Sleeps without any
- * lock held; gives up at the timeout, or at once when the device goes.
+ * The job's simulated time: job_latency_us plus its bytes at
+ * engine_speed, or a hang.  Returns the timer fence to wait for, or NULL
+ * if there is no time to spend.
  */
-static int vrender_job_stall(struct vrender_job *job)
+static struct dma_fence *vrender_job_stall(struct vrender_job *job)
 {
-	struct vrender_device *vr = job->vr;
-	u64 timeout_ns = (u64)max(1U, READ_ONCE(vrender_job_timeout_ms)) *
-			 NSEC_PER_MSEC;
+	u64 timeout_ns = vrender_timeout_ns();
 	u64 speed = READ_ONCE(vrender_engine_speed);
 	u64 ns = (u64)READ_ONCE(vrender_job_latency_us) * NSEC_PER_USEC;
-	bool hang = job->hang;
+	struct vrender_wait *w = job->stall;
 	bool too_long;
-	long ret;
 
 	if (speed)
 		ns += mul_u64_u64_div_u64(job->bytes, NSEC_PER_SEC, speed);
-	if (!hang && !ns)
-		return 0;
-	too_long = hang || ns >= timeout_ns;
+	if (!job->hang && !ns)
+		return NULL;
+	too_long = job->hang || ns >= timeout_ns;
 
-	ret = wait_event_hrtimeout(vr->cancel_wq, READ_ONCE(vr->dying),
-				   ns_to_ktime(too_long ? timeout_ns : ns));
-	if (!ret)
-		return -ECANCELED;
-	return too_long ? -ETIMEDOUT : 0;
+	w->timeout_error = too_long ? -ETIMEDOUT : 0;
+	hrtimer_start(&w->timer, ns_to_ktime(too_long ? timeout_ns : ns),
+		      HRTIMER_MODE_REL);
+	return dma_fence_get(&w->base);
 }
 
-/**
- * vrender_engine_cancel() - cancel stalled jobs for good
- * @vr: the device that goes away
- *
- * Jobs that sleep in their simulated time, now or later, give up with
- * -ECANCELED; jobs whose commands already run complete.
- *
- * Context: Process context, at removal, before the engine's queue is
- * destroyed.
- */
-void vrender_engine_cancel(struct vrender_device *vr)
-{
-	WRITE_ONCE(vr->dying, true);
-	wake_up_all(&vr->cancel_wq);
-}
-
-static void vrender_job_free(struct vrender_job *job)
+/* What the job's dependencies tell it, once they have all signalled. */
+static int vrender_job_dep_error(struct vrender_job *job)
 {
 	unsigned int i;
 
-	for (i = 0; i < job->ndeps; i++)
-		dma_fence_put(job->deps[i]);
-	kvfree(job->deps);
-	for (i = 0; i < job->nbos; i++)
-		if (job->bos[i].obj)
-			drm_gem_object_put(job->bos[i].obj);
-	if (job->fence)
-		dma_fence_put(job->fence);
-	kfree(job->cmd_bo);
-	kvfree(job->cmds);
-	kfree(job);
+	if (job->gate && job->gate->base.error)
+		return job->gate->base.error;
+	/*
+	 * A failed explicit dependency fails the job: userspace asked to run
+	 * after it.  A failed job found only through a buffer's reservation
+	 * object does not: the buffer stays usable, the next writer simply
+	 * overwrites what is there.
+	 */
+	for (i = 0; i < job->nexplicit; i++)
+		if (job->explicit[i]->error)
+			return job->explicit[i]->error;
+	return 0;
 }
 
-/*
- * Drop the job's buffer references that are not the last ones, before its
- * fence signals: whoever waited for the fence and then closes the buffer
- * must see it go at once.  A last reference is dropped after signalling,
- * as freeing a buffer may take locks that fence waiters hold.
- */
-static void vrender_job_release_bos(struct vrender_job *job)
+static struct dma_fence *vrender_sched_prepare_job(struct drm_sched_job *sched_job,
+						   struct drm_sched_entity *entity)
 {
-	unsigned int i;
-
-	for (i = 0; i < job->nbos; i++) {
-		struct drm_gem_object *obj = job->bos[i].obj;
-
-		if (refcount_dec_not_one(&obj->refcount.refcount))
-			job->bos[i].obj = NULL;
-	}
-}
-
-static void vrender_job_run(struct work_struct *work)
-{
-	struct vrender_job *job = container_of(work, struct vrender_job, work);
-	struct vrender_device *vr = job->vr;
-	u32 *row = NULL;
+	struct vrender_job *job = to_vrender_job(sched_job);
+	struct dma_fence *stall = NULL;
 	bool cookie;
-	int ret;
 
-	ret = vrender_job_wait_deps(job);
-	if (!ret)
-		ret = vrender_job_stall(job);
-	if (!ret) {
-		row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*row),
-				    GFP_KERNEL);
-		if (!row)
-			ret = -ENOMEM;
+	/* Asked again once the stall has signalled: the job may run now. */
+	if (job->stalled) {
+		if (!job->error)
+			job->error = job->stall->base.error;
+		return NULL;
 	}
-	if (!ret)
-		ret = vrender_job_map(job);
-	if (!ret) {
-		cookie = dma_fence_begin_signalling();
-		ret = vrender_job_execute(job, row);
-		dma_fence_end_signalling(cookie);
-	}
-	vrender_job_unmap(job);
-	kfree(row);
-	vrender_job_release_bos(job);
 
-	if (ret)
-		dma_fence_set_error(job->fence, ret);
-	dma_fence_signal(job->fence);
-	vrender_job_free(job);
-
-	atomic_dec(&vr->inflight);
-	wake_up(&vr->inflight_wait);
+	cookie = dma_fence_begin_signalling();
+	job->stalled = true;
+	job->error = vrender_job_dep_error(job);
+	if (!job->error)
+		stall = vrender_job_stall(job);
+	dma_fence_end_signalling(cookie);
+	return stall;
 }
 
 /* ----------------------------------------------------------------------
- * SUBMIT
+ * The scheduler's callbacks
  */
 
-static int vrender_add_dep(struct vrender_job *job, struct dma_fence *fence)
+static struct dma_fence *vrender_sched_run_job(struct drm_sched_job *sched_job)
 {
-	struct dma_fence **deps;
+	struct vrender_job *job = to_vrender_job(sched_job);
+	bool cookie = dma_fence_begin_signalling();
+	int ret = job->error;
 
-	if (job->ndeps == job->deps_cap) {
-		unsigned int cap = max(8U, job->deps_cap * 2);
+	job->ran = true;
+	atomic_inc(&job->vf->ran_unreleased);
 
-		deps = kvmalloc_array(cap, sizeof(*deps), GFP_KERNEL);
-		if (!deps) {
-			dma_fence_put(fence);
-			return -ENOMEM;
-		}
-		if (job->ndeps)
-			memcpy(deps, job->deps, job->ndeps * sizeof(*deps));
-		kvfree(job->deps);
-		job->deps = deps;
-		job->deps_cap = cap;
-	}
-	job->deps[job->ndeps++] = fence;
-	return 0;
+	if (!ret)
+		ret = vrender_job_execute(job);
+	dma_fence_end_signalling(cookie);
+
+	/* The engine is done: the scheduler signals the job's fence. */
+	return ret ? ERR_PTR(ret) : dma_fence_get_stub();
 }
 
-static int vrender_add_bo(struct vrender_job *job, struct drm_file *file,
-			  u32 handle, bool write, u8 *index)
+static enum drm_gpu_sched_stat
+vrender_sched_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct drm_gem_object *obj;
-	unsigned int i;
-
-	obj = drm_gem_object_lookup(file, handle);
-	if (!obj)
-		return -ENOENT;
-
-	for (i = 0; i < job->nbos; i++) {
-		if (job->bos[i].obj == obj) {
-			/* The job holds this buffer already. */
-			drm_gem_object_put(obj);
-			job->bos[i].write |= write;
-			*index = i;
-			return 0;
-		}
-	}
-
-	if (!primebuf_is_primebuf_object(obj)) {
-		drm_gem_object_put(obj);
-		return -EINVAL;
-	}
-	job->bos[job->nbos].obj = obj;
-	job->bos[job->nbos].write = write;
-	*index = job->nbos++;
-	return 0;
-}
-
-/* Does a w x h rectangle of 32-bit pixels at (x, y) fit in the buffer? */
-static bool vrender_rect_ok(struct drm_gem_object *obj, u64 offset, u32 pitch,
-			    u32 x, u32 y, u32 w, u32 h)
-{
-	u64 row_end, last_row, end;
-
-	if (!w || !h || offset % 4 || pitch % 4)
-		return false;
-	row_end = ((u64)x + w) * 4;
-	if (row_end > pitch)
-		return false;
-	if (check_mul_overflow((u64)y + h - 1, (u64)pitch, &last_row) ||
-	    check_add_overflow(last_row, row_end, &end) ||
-	    check_add_overflow(end, offset, &end))
-		return false;
-	return end <= obj->size;
-}
-
-static int vrender_check_cmd(struct vrender_job *job, struct drm_file *file,
-			     unsigned int i)
-{
-	const struct drm_vrender_cmd *c = &job->cmds[i];
-	struct drm_gem_object *dst, *src;
-	bool has_src = c->op == VRENDER_CMD_COPY ||
-		       c->op == VRENDER_CMD_CHECKSUM;
-	int ret;
-
-	if (c->op < VRENDER_CMD_FILL || c->op > VRENDER_CMD_CHECKSUM)
-		return -EINVAL;
-	if (c->flags || c->pad)
-		return -EINVAL;
-	if (!has_src && (c->src_handle || c->src_offset || c->src_pitch ||
-			 c->src_x || c->src_y))
-		return -EINVAL;
-	if (c->op == VRENDER_CMD_COPY && c->value)
-		return -EINVAL;
-	if (c->op == VRENDER_CMD_CHECKSUM &&
-	    (c->dst_pitch || c->dst_x || c->dst_y || c->value))
-		return -EINVAL;
-
-	ret = vrender_add_bo(job, file, c->dst_handle, true,
-			     &job->cmd_bo[i][0]);
-	if (ret)
-		return ret;
-	job->cmd_bo[i][1] = job->cmd_bo[i][0];
-	if (has_src) {
-		ret = vrender_add_bo(job, file, c->src_handle, false,
-				     &job->cmd_bo[i][1]);
-		if (ret)
-			return ret;
-	}
-	dst = job->bos[job->cmd_bo[i][0]].obj;
-	src = job->bos[job->cmd_bo[i][1]].obj;
-
-	if (c->op == VRENDER_CMD_CHECKSUM) {
-		if (c->dst_offset % 4 || c->dst_offset > dst->size - 4)
-			return -EINVAL;
-	} else if (!vrender_rect_ok(dst, c->dst_offset, c->dst_pitch,
-				    c->dst_x, c->dst_y, c->width, c->height)) {
-		return -EINVAL;
-	}
-	if (has_src && !vrender_rect_ok(src, c->src_offset, c->src_pitch,
-					c->src_x, c->src_y, c->width,
-					c->height))
-		return -EINVAL;
-	job->bytes += (u64)c->width * c->height * 4;
-	return 0;
-}
-
-static int vrender_get_in_fences(struct vrender_job *job,
-				 struct drm_file *file,
-				 struct drm_vrender_submit *args)
-{
-	u32 __user *handles = u64_to_user_ptr(args->in_syncobjs);
-	u64 __user *points = u64_to_user_ptr(args->in_points);
-	struct dma_fence *fence;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < args->in_syncobj_count; i++) {
-		u64 point = 0;
-		u32 handle;
-
-		if (get_user(handle, handles + i))
-			return -EFAULT;
-		if (points && get_user(point, points + i))
-			return -EFAULT;
-		ret = drm_syncobj_find_fence(file, handle, point, 0, &fence);
-		if (ret)
-			return ret;
-		ret = vrender_add_dep(job, fence);
-		if (ret)
-			return ret;
-	}
-
-	if (args->flags & VRENDER_SUBMIT_IN_FENCE_FD) {
-		fence = sync_file_get_fence(args->in_fence_fd);
-		if (!fence)
-			return -EINVAL;
-		return vrender_add_dep(job, fence);
-	}
-	return 0;
-}
-
-/* Implicit dependencies: writers wait for everyone, readers for writers. */
-static int vrender_get_resv_fences(struct vrender_job *job)
-{
-	struct dma_resv_iter cursor;
-	struct dma_fence *fence;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < job->nbos; i++) {
-		struct vrender_job_bo *jb = &job->bos[i];
-
-		ret = dma_resv_reserve_fences(jb->obj->resv, 1);
-		if (ret)
-			return ret;
-		dma_resv_for_each_fence(&cursor, jb->obj->resv,
-					jb->write ? DMA_RESV_USAGE_READ :
-						    DMA_RESV_USAGE_WRITE,
-					fence) {
-			ret = vrender_add_dep(job, dma_fence_get(fence));
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-static int vrender_job_publish(struct vrender_job *job,
-			       struct sync_file **sync_file, bool want_file)
-{
-	struct vrender_device *vr = job->vr;
-	struct drm_gem_object *objs[2 * VRENDER_MAX_COMMANDS];
-	struct ww_acquire_ctx ctx;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < job->nbos; i++)
-		objs[i] = job->bos[i].obj;
-
-	mutex_lock(&vr->submit_lock);
-	ret = drm_gem_lock_reservations(objs, job->nbos, &ctx);
-	if (ret)
-		goto out_unlock;
-
-	ret = vrender_get_resv_fences(job);
-	if (ret)
-		goto out_unlock_resv;
-
-	/* The next jobs submitted after a write to vrender_hang hang. */
-	job->hang = atomic_dec_if_positive(&vr->hang_jobs) >= 0;
-	__module_get(THIS_MODULE);
-	dma_fence_init(job->fence, &vrender_fence_ops, &vr->fence_lock,
-		       vr->fence_context, ++vr->seqno);
-
-	if (want_file) {
-		*sync_file = sync_file_create(job->fence);
-		if (!*sync_file) {
-			ret = -ENOMEM;
-			goto out_unlock_resv;
-		}
-	}
-
-	/* From here the job is visible to everyone who uses its buffers. */
-	for (i = 0; i < job->nbos; i++)
-		dma_resv_add_fence(objs[i]->resv, job->fence,
-				   job->bos[i].write ? DMA_RESV_USAGE_WRITE :
-						       DMA_RESV_USAGE_READ);
-	drm_gem_unlock_reservations(objs, job->nbos, &ctx);
-
-	dma_fence_get(job->fence);
-	atomic_inc(&vr->inflight);
-	queue_work(vr->wq, &job->work);
-	mutex_unlock(&vr->submit_lock);
-	return 0;
-
-out_unlock_resv:
-	drm_gem_unlock_reservations(objs, job->nbos, &ctx);
-out_unlock:
-	mutex_unlock(&vr->submit_lock);
-	return ret;
-}
-
-int vrender_ioctl_submit(struct drm_device *dev, void *data,
-			 struct drm_file *file)
-{
-	struct vrender_device *vr = to_vrender(dev);
-	struct drm_vrender_submit *args = data;
-	struct sync_file *sync_file = NULL;
-	struct drm_syncobj *out_syncobj = NULL;
-	struct dma_fence_chain *chain = NULL;
-	bool want_file = args->flags & VRENDER_SUBMIT_OUT_FENCE_FD;
-	struct dma_fence *fence;
-	struct vrender_job *job;
-	int out_fd = -1;
-	unsigned int i;
-	int ret;
-
-	if (args->flags & ~VRENDER_SUBMIT_FLAGS)
-		return -EINVAL;
-	if (!args->cmd_count || args->cmd_count > VRENDER_MAX_COMMANDS)
-		return -EINVAL;
-	if (args->in_syncobj_count > VRENDER_MAX_SYNCOBJS)
-		return -EINVAL;
-	if (args->out_point && !args->out_syncobj)
-		return -EINVAL;
-	/* Inputs that would be ignored are refused, never dropped silently. */
-	if (args->in_points && !args->in_syncobj_count)
-		return -EINVAL;
-	if (!(args->flags & VRENDER_SUBMIT_IN_FENCE_FD) &&
-	    args->in_fence_fd != 0 && args->in_fence_fd != -1)
-		return -EINVAL;
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
-		return -ENOMEM;
-	INIT_WORK(&job->work, vrender_job_run);
-	job->vr = vr;
-	job->ncmds = args->cmd_count;
-
-	job->cmd_bo = kcalloc(job->ncmds, sizeof(*job->cmd_bo), GFP_KERNEL);
-	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL);
-	if (!job->cmd_bo || !job->fence) {
-		kfree(job->fence);
-		job->fence = NULL;
-		ret = -ENOMEM;
-		goto out_free_job;
-	}
-
-	job->cmds = vmemdup_user(u64_to_user_ptr(args->cmds),
-				 job->ncmds * sizeof(*job->cmds));
-	if (IS_ERR(job->cmds)) {
-		ret = PTR_ERR(job->cmds);
-		job->cmds = NULL;
-		goto out_free_unpublished;
-	}
-
-	for (i = 0; i < job->ncmds; i++) {
-		ret = vrender_check_cmd(job, file, i);
-		if (ret)
-			goto out_free_unpublished;
-	}
-
-	ret = vrender_get_in_fences(job, file, args);
-	if (ret)
-		goto out_free_unpublished;
-	job->nexplicit = job->ndeps;
-
-	if (args->out_syncobj) {
-		out_syncobj = drm_syncobj_find(file, args->out_syncobj);
-		if (!out_syncobj) {
-			ret = -ENOENT;
-			goto out_free_unpublished;
-		}
-	}
-
-	/* Everything that can fail happens before the job is published. */
-	if (args->out_point) {
-		chain = dma_fence_chain_alloc();
-		if (!chain) {
-			ret = -ENOMEM;
-			goto out_put_syncobj;
-		}
-	}
-
-	if (want_file) {
-		out_fd = get_unused_fd_flags(O_CLOEXEC);
-		if (out_fd < 0) {
-			ret = out_fd;
-			goto out_free_chain;
-		}
-	}
+	struct vrender_job *job = to_vrender_job(sched_job);
 
 	/*
-	 * Bound the queue, as a ring of fixed size would: a client cannot
-	 * pin unlimited memory in jobs nobody has run yet.
+	 * The engine is still at the job's commands: it stops at its next
+	 * page and fails the job with -ETIMEDOUT.  The engine needs no
+	 * reset; the scheduler takes the job back and goes on.
 	 */
-	ret = wait_event_interruptible(vr->inflight_wait,
-				       atomic_read(&vr->inflight) <
-				       VRENDER_MAX_INFLIGHT);
-	if (ret)
-		goto out_put_fd_unpublished;
+	WRITE_ONCE(job->cancel, true);
+	return primepair_sched_job_still_running(sched_job);
+}
 
-	fence = job->fence;
-	ret = vrender_job_publish(job, &sync_file, want_file);
-	if (ret) {
-		if (fence->ops)
-			goto out_put_fd;
-		goto out_put_fd_unpublished;
+/**
+ * vrender_job_release - drop everything a job holds and free it
+ * @job: a job that SUBMIT gave up on, or that the scheduler is done with
+ *
+ * Context: process context; the job's fence, if it was ever armed, has
+ * signalled or will never be seen by anyone.
+ */
+void vrender_job_release(struct vrender_job *job)
+{
+	struct vrender_device *vr = job->vr;
+	unsigned int i;
+
+	vrender_job_unmap(job);
+	kfree(job->out);
+	vrender_wait_put(job->gate);
+	vrender_wait_put(job->stall);
+	for (i = 0; i < job->nforeign; i++)
+		dma_fence_put(job->foreign[i]);
+	kvfree(job->foreign);
+	for (i = 0; i < job->nexplicit; i++)
+		dma_fence_put(job->explicit[i]);
+	for (i = 0; i < job->nbos; i++)
+		drm_gem_object_put(job->bos[i].obj);
+	if (job->vf) {
+		atomic_dec(&job->vf->queued);
+		if (job->ran)
+			atomic_dec(&job->vf->ran_unreleased);
+		wake_up_all(&job->vf->room);
+		vrender_file_put(job->vf);
 	}
+	kfree(job->row);
+	kfree(job->cmd_bo);
+	kvfree(job->cmds);
+	kfree(job);
 
-	/* The job runs now and frees itself; we hold one fence reference. */
-	if (chain)
-		drm_syncobj_add_point(out_syncobj, chain, fence,
-				      args->out_point);
-	else if (out_syncobj)
-		drm_syncobj_replace_fence(out_syncobj, fence);
-	if (out_syncobj)
-		drm_syncobj_put(out_syncobj);
-	args->seqno = fence->seqno;
-	args->out_fence_fd = out_fd;
-	if (sync_file)
-		fd_install(out_fd, sync_file->file);
-	dma_fence_put(fence);
-	return 0;
+	if (atomic_dec_and_test(&vr->jobs))
+		wake_up_all(&vr->idle);
+}
 
-out_put_fd:
-	/* The fence was initialised but never published. */
-	job->fence = NULL;
-	dma_fence_put(fence);
-out_put_fd_unpublished:
-	if (out_fd >= 0)
-		put_unused_fd(out_fd);
-out_free_chain:
-	dma_fence_chain_free(chain);
-out_put_syncobj:
-	if (out_syncobj)
-		drm_syncobj_put(out_syncobj);
-out_free_unpublished:
-	kfree(job->fence);
-	job->fence = NULL;
-out_free_job:
-	vrender_job_free(job);
+static void vrender_job_free_work(struct work_struct *work)
+{
+	vrender_job_release(container_of(work, struct vrender_job, free_work));
+}
+
+static void vrender_sched_free_job(struct drm_sched_job *sched_job)
+{
+	struct vrender_job *job = to_vrender_job(sched_job);
+
+	drm_sched_job_cleanup(sched_job);
+	/*
+	 * Unmapping an import takes its reservation lock, and dropping the
+	 * last reference to a buffer frees it: not in the scheduler's
+	 * context, which the next job's fence waits for.
+	 */
+	INIT_WORK(&job->free_work, vrender_job_free_work);
+	queue_work(job->vr->free_wq, &job->free_work);
+}
+
+static const struct drm_sched_backend_ops vrender_sched_ops = {
+	.primepair_sched_prepare_job = vrender_sched_prepare_job,
+	.run_job = vrender_sched_run_job,
+	.timedout_job = vrender_sched_timedout_job,
+	.free_job = vrender_sched_free_job,
+};
+
+/* ----------------------------------------------------------------------
+ * The device's scheduler and the files' entities
+ */
+
+/**
+ * vrender_engine_init - set up a device's scheduler
+ * @vr: the device
+ *
+ * Context: process context, at probe.
+ * Return: 0 or a negative errno.
+ */
+int vrender_engine_init(struct vrender_device *vr)
+{
+	const struct drm_sched_init_args args = {
+		.ops = &vrender_sched_ops,
+		PRIMEPAIR_SCHED_NUM_RQS
+		.credit_limit = 1,
+		.timeout = msecs_to_jiffies(max(1U, vrender_job_timeout_ms)),
+		.name = dev_name(vr->drm.dev),
+		.dev = vr->drm.dev,
+	};
+
+	int ret;
+
+	init_waitqueue_head(&vr->idle);
+	vr->free_wq = alloc_workqueue("vrender-free.%u", WQ_UNBOUND, 0,
+				      vr->index);
+	if (!vr->free_wq)
+		return -ENOMEM;
+	ret = drm_sched_init(&vr->sched, &args);
+	if (ret)
+		destroy_workqueue(vr->free_wq);
 	return ret;
+}
+
+/**
+ * vrender_engine_fini - tear a device's scheduler down
+ * @vr: the device, unplugged, with no open file
+ *
+ * Waits for the jobs and entities of closed files to be freed first.
+ *
+ * Context: process context, at removal.
+ */
+void vrender_engine_fini(struct vrender_device *vr)
+{
+	wait_event(vr->idle, !atomic_read(&vr->jobs));
+	/* The last free_work may still be returning. */
+	destroy_workqueue(vr->free_wq);
+	drm_sched_fini(&vr->sched);
+}
+
+/* The file and all its jobs are gone: the entity is idle. */
+static void vrender_file_free_work(struct work_struct *work)
+{
+	struct vrender_file *vf = container_of(work, struct vrender_file,
+					       free_work);
+	struct vrender_device *vr = vf->vr;
+
+	drm_sched_entity_destroy(&vf->entity);
+	mutex_destroy(&vf->push_lock);
+	kfree(vf);
+	if (atomic_dec_and_test(&vr->jobs))
+		wake_up_all(&vr->idle);
+}
+
+/**
+ * vrender_file_open - give an open file its entity
+ * @vr: the device
+ * @file: the new file
+ *
+ * Context: process context.
+ * Return: 0 or a negative errno.
+ */
+int vrender_file_open(struct vrender_device *vr, struct drm_file *file)
+{
+	struct drm_gpu_scheduler *sched = &vr->sched;
+	struct vrender_file *vf;
+	int ret;
+
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
+	if (!vf)
+		return -ENOMEM;
+	ret = drm_sched_entity_init(&vf->entity, DRM_SCHED_PRIORITY_NORMAL,
+				    &sched, 1, NULL);
+	if (ret) {
+		kfree(vf);
+		return ret;
+	}
+	vf->vr = vr;
+	vf->fence_context = dma_fence_context_alloc(1);
+	kref_init(&vf->ref);
+	init_waitqueue_head(&vf->room);
+	mutex_init(&vf->push_lock);
+	INIT_WORK(&vf->free_work, vrender_file_free_work);
+	atomic_inc(&vr->jobs);
+	file->driver_priv = vf;
+	return 0;
+}
+
+static void vrender_file_release(struct kref *ref)
+{
+	struct vrender_file *vf = container_of(ref, struct vrender_file, ref);
+
+	/* The last job may go in the scheduler's own context: not there. */
+	queue_work(vf->vr->free_wq, &vf->free_work);
+}
+
+/**
+ * vrender_file_put - drop a reference to a file's state
+ * @vf: the state
+ */
+void vrender_file_put(struct vrender_file *vf)
+{
+	kref_put(&vf->ref, vrender_file_release);
+}
+
+/**
+ * vrender_file_close - a file goes; its queued jobs still run
+ * @file: the file
+ *
+ * The entity stays until the file's last job is freed, so that closing
+ * never waits for a job and never drops one.
+ *
+ * Context: process context, at postclose.
+ */
+void vrender_file_close(struct drm_file *file)
+{
+	vrender_file_put(file->driver_priv);
 }

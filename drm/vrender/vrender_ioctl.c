@@ -170,6 +170,7 @@ int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
 			  struct drm_file *file)
 {
 	struct drm_vrender_bo_wait *args = data;
+	struct vrender_file *vf = file->driver_priv;
 	struct drm_gem_object *obj;
 	long timeout;
 	long ret;
@@ -189,5 +190,17 @@ int vrender_ioctl_bo_wait(struct drm_device *dev, void *data,
 
 	if (ret == 0)
 		return -ETIME;
+	if (ret < 0)
+		return ret;
+	/*
+	 * Idle means the device is done with the buffer: the jobs of this
+	 * file that have run also let go of their mappings, which follows
+	 * their fences by a moment (they are released in a worker).
+	 */
+	if (!timeout)
+		return 0;
+	ret = wait_event_interruptible_timeout(vf->room,
+					       !atomic_read(&vf->ran_unreleased),
+					       ret);
 	return ret < 0 ? ret : 0;
 }

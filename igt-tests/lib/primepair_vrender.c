@@ -141,13 +141,9 @@ static void write_number(const char *path, long long value)
 	close(fd);
 }
 
-void primepair_vrender_debugfs_write(int fd, const char *name,
-				     long long value)
+void primepair_inject_hang(long long count)
 {
-	char path[128];
-
-	igt_assert_eq(pp_dri_debugfs_path(fd, name, path, sizeof(path)), 0);
-	write_number(path, value);
+	write_number("/sys/kernel/debug/primebuf_selftest/hang_jobs", count);
 }
 
 unsigned long long primepair_vrender_param(const char *name)

@@ -62,12 +62,10 @@ uint32_t primepair_vrender_pattern_pixel(uint32_t x, uint32_t y,
 					 uint32_t frame);
 
 /*
- * Write @value to the per-device debugfs file @name of the render node
- * @fd (/sys/kernel/debug/dri/<minor>/@name); skips if it cannot be opened.
- * "vrender_hang": the next @value jobs hang until the engine's timeout.
+ * The next @count jobs submitted, on any vrender device, hang until their
+ * timeout (primebuf_selftest's hang_jobs knob); skips without the knob.
  */
-void primepair_vrender_debugfs_write(int fd, const char *name,
-				     long long value);
+void primepair_inject_hang(long long count);
 
 /*
  * Read and set a vrender module parameter (/sys/module/vrender/parameters/

@@ -65,7 +65,12 @@ static void inject(const char *knob, int n)
 	close(fd);
 }
 
-/* FILL the buffer; returns the status of the job's fence (1 or -errno) */
+/*
+ * FILL the buffer: 1 once the job's fence signalled, or -errno, from SUBMIT
+ * (which backs and maps the job's buffers) or from the fence.  A failure
+ * to back or map a buffer must come from SUBMIT: no fence is published
+ * for a job that cannot run.
+ */
 static int fill_status(int fd, uint32_t bo, uint64_t size, uint32_t value)
 {
 	struct drm_vrender_cmd c = primepair_vrender_fill(bo, 0, 4096, 0, 0,
@@ -78,13 +83,19 @@ static int fill_status(int fd, uint32_t bo, uint64_t size, uint32_t value)
 	};
 	struct sync_file_info info = { 0 };
 	struct pollfd pfd;
+	int ret;
 
-	igt_assert_eq(__primepair_vrender_submit(fd, &submit), 0);
+	ret = __primepair_vrender_submit(fd, &submit);
+	if (ret)
+		return ret;
 	pfd.fd = submit.out_fence_fd;
 	pfd.events = POLLIN;
 	igt_assert_eq(poll(&pfd, 1, 10000), 1);
 	igt_assert_eq(ioctl(submit.out_fence_fd, SYNC_IOC_FILE_INFO, &info), 0);
 	close(submit.out_fence_fd);
+	igt_assert_f(info.status >= 0 || info.status == -ETIMEDOUT,
+		     "a job whose buffers were mapped failed with %d\n",
+		     info.status);
 	return info.status;
 }
 
@@ -202,7 +213,7 @@ igt_main
 		igt_assert_eq(drmCloseBufferHandle(fd, bo), 0);
 	}
 
-	igt_describe("A failed allocation or map under a job fails that job's fence with ENOMEM; the next job works");
+	igt_describe("A failed allocation or map of a job's buffer fails its SUBMIT with ENOMEM, before any fence is published; the next job works");
 	igt_subtest("fail-alloc-and-map-in-job") {
 		uint32_t bo, *map;
 
@@ -225,7 +236,7 @@ igt_main
 		igt_assert_eq(drmCloseBufferHandle(fd, bo), 0);
 	}
 
-	igt_describe("Beyond max_total_mb a first use fails: ENOMEM from SYNC and from a job's fence, SIGBUS on a CPU touch; never the OOM killer");
+	igt_describe("Beyond max_total_mb a first use fails: ENOMEM from SYNC and from a job's SUBMIT, SIGBUS on a CPU touch; never the OOM killer");
 	igt_subtest("max-total-limit") {
 		const uint64_t big = 4 << 20;
 		uint32_t bo, *map;

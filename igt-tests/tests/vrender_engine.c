@@ -3,7 +3,7 @@
  * vrender_engine - timeouts, hangs, a slow engine, and jobs in flight when
  * their owner goes away
  *
- * A hang is injected through debugfs (vrender_hang): the engine cancels
+ * A hang is injected through primebuf_selftest (hang_jobs): the engine cancels
  * the job at job_timeout_ms, its fence signals -ETIMEDOUT, its buffers are
  * left untouched, and the next job runs.  The engine's simulated speed and
  * latency are module parameters.  After every subtest primebuf's live
@@ -140,7 +140,7 @@ igt_main
 		primepair_vrender_submit(fd, &c, 1);
 		primepair_vrender_bo_wait(fd, a, 5000000000ll);
 
-		primepair_vrender_debugfs_write(fd, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		t0 = primepair_now_ns();
 		c = fill_all(a, 0xdeadbeef);
 		fa = submit_fenced(fd, &c, 0);
@@ -221,7 +221,7 @@ igt_main
 		c = fill_all(a, 0x11111111);
 		primepair_vrender_submit(fd, &c, 1);
 		primepair_vrender_bo_wait(fd, a, 5000000000ll);
-		primepair_vrender_debugfs_write(fd, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		c = fill_all(a, 0xdeadbeef);
 		fa = submit_fenced(fd, &c, 0);
 		c = (struct drm_vrender_cmd) {
@@ -257,7 +257,7 @@ igt_main
 		int fa, exported;
 
 		igt_assert_eq(drmSyncobjCreate(fd, 0, &syncobj), 0);
-		primepair_vrender_debugfs_write(fd, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		fa = submit_fenced(fd, &c, syncobj);
 		close(fa);
 		igt_assert_eq(drmSyncobjWait(fd, &syncobj, 1, INT64_MAX, 0,
@@ -292,7 +292,7 @@ igt_main
 		struct drm_vrender_cmd c = fill_all(a, 7);
 		int f[3], i;
 
-		primepair_vrender_debugfs_write(fd, "vrender_hang", 2);
+		primepair_inject_hang(2);
 		for (i = 0; i < 3; i++) {
 			c.value = 7 + i;
 			f[i] = submit_fenced(fd, &c, 0);
@@ -306,17 +306,17 @@ igt_main
 		assert_live_zero();
 	}
 
-	igt_describe("Writing a negative count to vrender_hang hangs nothing");
+	igt_describe("Writing a negative count to hang_jobs hangs nothing");
 	igt_subtest("hang-knob-negative") {
 		int fd = fresh_fd();
 		uint32_t a = primepair_vrender_bo_create(fd, BO_SIZE);
 		struct drm_vrender_cmd c = fill_all(a, 3);
 		int i;
 
-		primepair_vrender_debugfs_write(fd, "vrender_hang", -1);
+		primepair_inject_hang(-1);
 		for (i = 0; i < 2; i++)
 			igt_assert_eq(fence_result(submit_fenced(fd, &c, 0)), 1);
-		primepair_vrender_debugfs_write(fd, "vrender_hang", 0);
+		primepair_inject_hang(0);
 		close_fd();
 		assert_live_zero();
 	}
@@ -370,7 +370,7 @@ igt_main
 		primepair_vrender_set_param("job_latency_us", 50000);
 		c = fill_all(a, 1);
 		fa = submit_fenced(fd2, &c, 0);
-		primepair_vrender_debugfs_write(fd2, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		c = fill_all(b, 2);
 		fb = submit_fenced(fd2, &c, 0);
 		c = (struct drm_vrender_cmd) {
@@ -405,7 +405,7 @@ igt_main
 		igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
 		own = primepair_vrender_bo_create(render, size);
 
-		primepair_vrender_debugfs_write(render, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		c = primepair_vrender_fill(imported, 0, pitch, 0, 0, 256, 64, 1);
 		f1 = submit_fenced(render, &c, 0);
 		primepair_vrender_set_param("job_latency_us", 50000);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vrender_stall - a hung job does not pin its buffers
+ * vrender_stall - a hung job holds its buffer until its timeout, no longer
  *
- * The engine spends a job's simulated time, and a hang, before it maps
- * the job's buffers.  So while a job is stuck, an importer that needs
- * contiguous memory can still attach to its buffer (primebuf refuses that
- * with -EBUSY only while the buffer is mapped), and the next job works on
- * the migrated buffer with its contents intact.
+ * SUBMIT maps a job's buffers before the job's fence is published, and the
+ * job keeps them mapped until it is freed.  An importer that needs the
+ * buffer to move (a contiguous-only device) therefore waits, as a move of
+ * a busy buffer does, for the buffer's fences and for the job to let go:
+ * here until the hung job has failed with -ETIMEDOUT.  Then it attaches,
+ * the buffer migrates, and its contents are intact.
  */
 
 #include <errno.h>
@@ -52,13 +53,14 @@ igt_main
 		primepair_vrender_set_param("job_timeout_ms", 400);
 	}
 
-	igt_describe("A contiguous-only importer attaches while a job on the buffer hangs; the buffer migrates with its contents");
-	igt_subtest("hung-job-does-not-pin") {
+	igt_describe("A contiguous-only importer waits while a job on the buffer hangs, attaches once the job has timed out, and the buffer migrates with its contents");
+	igt_subtest("hung-job-pins-until-timeout") {
 		uint32_t x = primepair_vrender_bo_create(fd0, SIZE);
 		struct drm_vrender_cmd c;
 		uint32_t x1, *ref;
 		int dmabuf, hung;
-		size_t i;
+		int64_t t0, waited;
+		size_t n;
 
 		c = primepair_vrender_fill(x, 0, PITCH, 0, 0, PITCH / 4, ROWS,
 					   0x77777777);
@@ -66,8 +68,9 @@ igt_main
 		primepair_vrender_bo_wait(fd0, x, 10000000000ll);
 		igt_assert_eq_u32(placement(fd0, x), VRENDER_PLACEMENT_PAGES);
 
-		primepair_vrender_debugfs_write(fd0, "vrender_hang", 1);
+		primepair_inject_hang(1);
 		c.value = 0xdeaddead;
+		t0 = primepair_now_ns();
 		{
 			struct drm_vrender_submit s = {
 				.cmds = (uintptr_t)&c, .cmd_count = 1,
@@ -79,24 +82,27 @@ igt_main
 		}
 		igt_assert_eq(primepair_vrender_param("job_timeout_ms"), 400);
 
-		/* The job is stuck now, and nothing is mapped. */
+		/* The job is stuck, with its buffer mapped. */
 		igt_assert_eq(primepair_sync_file_status(hung), 0);
-		igt_assert_eq_u64(primepair_summary("mappings"), 0);
+		igt_assert_eq_u64(primepair_summary("mappings"), 1);
+		igt_assert_eq_u32(placement(fd0, x), VRENDER_PLACEMENT_PAGES);
+
+		/* The import waits for the hung job to end, then attaches. */
 		igt_assert_eq(drmPrimeHandleToFD(fd0, x, DRM_CLOEXEC, &dmabuf),
 			      0);
 		igt_assert_eq(drmPrimeFDToHandle(fd1, dmabuf, &x1), 0);
+		waited = primepair_now_ns() - t0;
 		close(dmabuf);
-		igt_assert_eq(primepair_sync_file_status(hung), 0);
-
-		igt_assert(primepair_sync_file_wait(hung, 10000));
 		igt_assert_eq(primepair_sync_file_status(hung), -ETIMEDOUT);
+		igt_assert_lte_s64(350 * 1000000ll, waited);
+		igt_assert_eq_u64(primepair_summary("mappings"), 0);
 		close(hung);
 
 		/* The contiguous instance reads it: the buffer moves, intact. */
 		ref = malloc(SIZE);
 		igt_assert(ref);
-		for (i = 0; i < SIZE / 4; i++)
-			ref[i] = 0x77777777;
+		for (n = 0; n < SIZE / 4; n++)
+			ref[n] = 0x77777777;
 		igt_assert_eq_u32(primepair_vrender_crc32(fd1, x1, SIZE),
 				  primepair_crc32(0, ref, SIZE));
 		free(ref);

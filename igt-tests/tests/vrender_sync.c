@@ -276,7 +276,7 @@ igt_main
 
 		/* Two hung jobs on instance 1: the second ends at 2 x 300 ms. */
 		primepair_vrender_set_param("job_timeout_ms", 300);
-		primepair_vrender_debugfs_write(fd1, "vrender_hang", 2);
+		primepair_inject_hang(2);
 		c = primepair_vrender_fill(b, 0, 16, 0, 0, 1, 1, 1);
 		f1 = submit(fd1, c, 0, -1, 0);
 		f2 = submit(fd1, c, 0, -1, 0);

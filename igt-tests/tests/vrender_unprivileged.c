@@ -147,7 +147,6 @@ igt_main
 			struct drm_mode_create_dumb dumb;
 			struct drm_gem_flink flink;
 			struct drm_gem_open gopen;
-			char knob[96];
 			int fd;
 
 			drop_privileges();
@@ -178,10 +177,9 @@ igt_main
 
 			igt_assert_eq(open(card_path, O_RDWR), -1);
 			igt_assert_eq(errno, EACCES);
-			snprintf(knob, sizeof(knob),
-				 "/sys/kernel/debug/dri/%s/vrender_hang",
-				 render_path + strlen("/dev/dri/renderD"));
-			igt_assert_eq(open(knob, O_WRONLY), -1);
+			igt_assert_eq(open("/sys/kernel/debug/primebuf_selftest/hang_jobs",
+					   O_WRONLY), -1);
+			igt_assert_eq(errno, EACCES);
 			igt_assert_eq(open("/sys/module/vrender/parameters/job_timeout_ms",
 					   O_WRONLY), -1);
 			igt_assert_eq(errno, EACCES);

@@ -23,6 +23,7 @@
 #include <drm/drm_atomic.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/gpu_scheduler.h>
 
 /* The only place that reads the kernel version. */
 #define PRIMEPAIR_KERNEL_AT_LEAST(major, minor) \
@@ -166,6 +167,71 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 /* After 6.12 (first built here: 7.3): struct drm_atomic_state became drm_atomic_commit. */
 #if !PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
 #define drm_atomic_commit	drm_atomic_state
+#endif
+
+/*
+ * The GPU scheduler.  Debian's 6.1 and 6.12 carry struct
+ * drm_sched_init_args from stable (mainline: 6.15); the members that only
+ * newer kernels have are named through the macros below.
+ */
+
+/* 6.7 made the number of run queues a scheduler argument. */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 7)
+#define PRIMEPAIR_SCHED_NUM_RQS		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#else
+#define PRIMEPAIR_SCHED_NUM_RQS
+#endif
+
+/* 6.2 renamed &drm_sched_backend_ops.dependency to .prepare_job. */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 2)
+#define primepair_sched_prepare_job	prepare_job
+#else
+#define primepair_sched_prepare_job	dependency
+#endif
+
+/*
+ * drm_sched_job_init() took credits in 6.7 and a client id in 6.16
+ * (Debian's 6.12 has both from stable); 6.1 takes neither.
+ */
+static inline int primepair_sched_job_init(struct drm_sched_job *job,
+					   struct drm_sched_entity *entity,
+					   void *owner, u64 client_id)
+{
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 12)
+	return drm_sched_job_init(job, entity, 1, owner, client_id);
+#else
+	return drm_sched_job_init(job, entity, owner);
+#endif
+}
+
+/*
+ * A timeout handler whose engine stops the job by itself: 6.17 added the
+ * "no hang" answer, with which the scheduler keeps the job; before, the
+ * handler stops and restarts the scheduler to hand the job back.
+ * drm_sched_start() lost its full_recovery flag after 6.1 (Debian's 6.12
+ * takes only the scheduler).
+ */
+static inline enum drm_gpu_sched_stat
+primepair_sched_job_still_running(struct drm_sched_job *job)
+{
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 17)
+	return DRM_GPU_SCHED_STAT_NO_HANG;
+#else
+	drm_sched_stop(job->sched, job);
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 12)
+	drm_sched_start(job->sched);
+#else
+	drm_sched_start(job->sched, true);
+#endif
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+#endif
+}
+
+/* &drm_file.client_id came with fdinfo ids in 6.12 (0 before). */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 12)
+#define primepair_file_client_id(file)	((file)->client_id)
+#else
+#define primepair_file_client_id(file)	0
 #endif
 
 #endif /* _PRIMEPAIR_COMPAT_H_ */

@@ -11,12 +11,14 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include <drm/drm_gem.h>
 
 struct drm_device;
 struct drm_file;
 struct drm_mode_create_dumb;
+struct mem_cgroup;
 struct sg_table;
 
 /**
@@ -74,9 +76,13 @@ struct primebuf_backing {
  * @attachments: &struct primebuf_attachment of every device attached
  * @self: the owning device's own attachment, created on its first map
  * @map_count: DMA mappings currently handed out (map without unmap yet)
+ * @unmapped: woken when @map_count drops to zero
  * @vaddr: kernel mapping while @vmap_count is non-zero
  * @vmap_count: users of @vaddr
  * @migrations: number of times the backing moved
+ * @memcg: memory cgroup of the process that created the buffer, which
+ *	its backing is charged to, whoever's action allocates it; NULL
+ *	for imports and buffers created outside a process
  * @node: entry in primebuf's list of live buffers
  *
  * An imported foreign buffer is a primebuf_bo too: then @base.import_attach
@@ -92,9 +98,11 @@ struct primebuf_bo {
 	struct list_head attachments;
 	struct primebuf_attachment *self;
 	unsigned int map_count;
+	wait_queue_head_t unmapped;
 	void *vaddr;
 	unsigned int vmap_count;
 	unsigned int migrations;
+	struct mem_cgroup *memcg;
 	struct list_head node;
 };
 
@@ -132,6 +140,24 @@ struct primebuf_segment {
 	u64 len;
 };
 
+/**
+ * struct primebuf_fence - a driver's fence that keeps its module loaded
+ * @base: the fence; first member, as it is freed with dma_fence_free()
+ * @owner: the module whose &dma_fence_ops @base uses; referenced
+ * @inner: a fence that @base follows, referenced, or NULL
+ *
+ * A driver whose fences may outlive its module sets its ops' release to
+ * primebuf_fence_release(), which drops @inner and then the module
+ * reference from primebuf's code, never from the driver's.
+ */
+struct primebuf_fence {
+	struct dma_fence base;
+	struct module *owner;
+	struct dma_fence *inner;
+};
+
+void primebuf_fence_release(struct dma_fence *fence);
+
 static inline struct primebuf_bo *to_primebuf_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct primebuf_bo, base);
@@ -148,6 +174,7 @@ int primebuf_dumb_map_offset(struct drm_file *file, struct drm_device *dev,
 			     u32 handle, u64 *offset);
 u64 primebuf_max_size(void);
 bool primebuf_is_primebuf_object(struct drm_gem_object *obj);
+bool primebuf_inject_job_hang(void);
 unsigned int primebuf_bo_get_segments(struct primebuf_bo *bo,
 				      struct primebuf_segment *segs,
 				      unsigned int max);

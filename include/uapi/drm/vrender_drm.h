@@ -224,16 +224,23 @@ struct drm_vrender_cmd {
  * or above the limit, too many in-syncobjs, a bad command (see
  * &struct drm_vrender_cmd) or an @in_fence_fd that is not a sync_file;
  * -ENOENT for an unknown buffer or syncobj handle; -EFAULT when @cmds or
- * @in_syncobjs cannot be read.
+ * @in_syncobjs cannot be read; -ENOMEM when a buffer's memory cannot be
+ * allocated (the memory cgroup of the buffer's creator or primebuf's pool
+ * is full) or mapped, as SUBMIT backs and maps every buffer of the job;
+ * -EBUSY when the file already has 64 jobs queued or running and none of
+ * them finishes within job_timeout_ms, or when a buffer must move for
+ * this device and another device's jobs keep it busy.
  *
  * Errors of the job, reported by its fence (sync_file status, or
  * drmSyncobjExportSyncFile then SYNC_IOC_FILE_INFO): -ETIMEDOUT when its
  * dependencies did not signal within the module's job_timeout_ms
  * (VRENDER_PARAM_JOB_TIMEOUT_MS), or when it would run longer than that (a
  * hang injected through debugfs vrender_hang, or a simulated engine too
- * slow for it); -ECANCELED when the device went away.  A job that fails leaves its destinations as
- * they were.  A dependency that failed does not fail the job: it runs on
- * the contents the failed job left.
+ * slow for it); -ECANCELED when the device went away; the error of an
+ * explicit in-fence (@in_syncobjs, @in_fence_fd) that failed.  A job that
+ * fails leaves its destinations as they were.  An implicit dependency
+ * that failed does not fail the job: it runs on the contents the failed
+ * job left.
  */
 struct drm_vrender_submit {
 	__u64 cmds;
@@ -255,8 +262,11 @@ struct drm_vrender_submit {
  * @flags: must be zero
  * @timeout_ns: absolute CLOCK_MONOTONIC time to give up at; 0 polls
  *
- * Waits for every fence of the buffer.  Fails with -ETIME if they have not
- * all signalled by @timeout_ns; restartable after a signal.
+ * Waits for every fence of the buffer, then (unless polling) until this
+ * file's finished jobs have released their device mappings, so that
+ * another device may move the buffer at once.  Fails with -ETIME if the
+ * fences have not all signalled by @timeout_ns; restartable after a
+ * signal.
  */
 struct drm_vrender_bo_wait {
 	__u32 handle;
