@@ -69,7 +69,7 @@ static void test_addfb(struct primepair_kms *kms)
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, 0x20202020, fb.pitch,
 			    NULL, &id), -EINVAL);
 	/* vdisplay_fb_create(): known formats no plane scans out */
-	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_RGB888,
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_BGRX8888,
 			    fb.pitch, NULL, &id), -EINVAL);
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XBGR2101010,
 			    fb.pitch, NULL, &id), -EINVAL);
