@@ -15,9 +15,10 @@
  * the worker never reads a mapping that is gone.
  *
  * Pixels are blended at 8 bits per channel; the image is XRGB8888 with the
- * unused byte 0xff, over a black background.  10-bit framebuffers lose
- * their two low bits on the way in; 10-bit writeback widens each channel
- * again by repeating its top bits, so full scale stays full scale.
+ * unused byte 0xff, over a black background.  10- and 16-bit framebuffers
+ * lose their low bits on the way in, half floats are cut to [0, 1] and
+ * rounded; 10-bit writeback widens each channel again by repeating its
+ * top bits, so full scale stays full scale.
  *
  * The CRTC's gamma LUT comes last, on the blended image, where a display
  * engine applies it on the way to the connector: the CRC and writeback

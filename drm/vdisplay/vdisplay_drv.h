@@ -25,8 +25,12 @@
 
 #define VDISPLAY_DRIVER_NAME	"vdisplay"
 
-/* Smallest mode and the preferred one */
-#define VDISPLAY_MIN_SIZE	32
+/*
+ * Smallest framebuffer, and the least max_width and max_height: as small
+ * as vkms's, so that cursors such as IGT's 64x21 ones can be added
+ */
+#define VDISPLAY_MIN_SIZE	10
+/* The preferred mode */
 #define VDISPLAY_PREF_WIDTH	1024
 #define VDISPLAY_PREF_HEIGHT	768
 

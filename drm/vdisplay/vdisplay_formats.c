@@ -11,7 +11,8 @@
  *
  * The blender is 8 bits per channel: wider channels keep their top bits
  * on the way in, narrower ones are widened by repeating their top bits
- * below, so full scale stays full scale.  Formats without alpha read
+ * below, so full scale stays full scale.  Half floats are cut to [0, 1]
+ * and scaled to 8 bits with rounding.  Formats without alpha read
  * opaque.
  */
 
@@ -21,7 +22,7 @@
 
 #include "vdisplay_drv.h"
 
-/* A channel of @bits bits (at most 8) widened to 8 bits. */
+/* A channel of @bits bits (4 to 8) widened to 8 bits. */
 static inline u32 vdisplay_widen(u32 c, unsigned int bits)
 {
 	return (c << (8 - bits)) | (c >> (2 * bits - 8));
@@ -93,6 +94,150 @@ static void vdisplay_read_rgb565(u32 *dst, const void *src, unsigned int n)
 	}
 }
 
+/*
+ * The formats below are read a byte at a time: a pixel of 3 bytes, or a
+ * framebuffer whose pitch or offset is not a multiple of 8, puts them at
+ * any alignment, and the byte order is the format's own (little endian).
+ */
+
+/* The little-endian 16-bit word at @p */
+static inline u32 vdisplay_le16(const u8 *p)
+{
+	return p[0] | (u32)p[1] << 8;
+}
+
+static void vdisplay_read_rgb888(u32 *dst, const void *src, unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 3)
+		*dst++ = 0xff000000 | (u32)s[2] << 16 | (u32)s[1] << 8 | s[0];
+}
+
+static void vdisplay_read_bgr888(u32 *dst, const void *src, unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 3)
+		*dst++ = 0xff000000 | (u32)s[0] << 16 | (u32)s[1] << 8 | s[2];
+}
+
+static void vdisplay_read_bgr565(u32 *dst, const void *src, unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 2) {
+		u32 v = vdisplay_le16(s);
+
+		*dst++ = 0xff000000 |
+			 vdisplay_widen(v & 0x1f, 5) << 16 |
+			 vdisplay_widen((v >> 5) & 0x3f, 6) << 8 |
+			 vdisplay_widen((v >> 11) & 0x1f, 5);
+	}
+}
+
+/* The colour of an x:R:G:B or A:R:G:B 1:5:5:5 pixel, alpha 0 */
+static inline u32 vdisplay_rgb555(u32 v)
+{
+	return vdisplay_widen((v >> 10) & 0x1f, 5) << 16 |
+	       vdisplay_widen((v >> 5) & 0x1f, 5) << 8 |
+	       vdisplay_widen(v & 0x1f, 5);
+}
+
+static void vdisplay_read_xrgb1555(u32 *dst, const void *src, unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 2)
+		*dst++ = 0xff000000 | vdisplay_rgb555(vdisplay_le16(s));
+}
+
+/* A one-bit alpha is all or nothing. */
+static void vdisplay_read_argb1555(u32 *dst, const void *src, unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 2) {
+		u32 v = vdisplay_le16(s);
+
+		*dst++ = (v & 0x8000 ? 0xff000000 : 0) | vdisplay_rgb555(v);
+	}
+}
+
+/*
+ * 16 bits per channel, B, G, R and X or A from the lowest address: the
+ * top 8 bits of each are its second byte.
+ */
+static void vdisplay_read_xrgb16161616(u32 *dst, const void *src,
+				       unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 8)
+		*dst++ = 0xff000000 | (u32)s[5] << 16 | (u32)s[3] << 8 | s[1];
+}
+
+static void vdisplay_read_argb16161616(u32 *dst, const void *src,
+				       unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 8)
+		*dst++ = (u32)s[7] << 24 | (u32)s[5] << 16 | (u32)s[3] << 8 |
+			 s[1];
+}
+
+/*
+ * A half float (IEEE 754 binary16: sign, 5 bits of exponent e, 10 of
+ * mantissa m) to 8 bits, without the FPU: 0 for negative values and NaN,
+ * 255 from 1.0 up and for infinity, round(v * 255) in between, halfway
+ * cases up.  Below 1.0, v is (1024 + m) / 2^(25 - e) for a normal number
+ * (e from 1 to 14) and m / 2^24 for a subnormal one (e = 0), exactly; so
+ * v * 255 is 255 times a significand below 2^11, shifted right by 11 to
+ * 24 bits, which rounds correctly in 32-bit integers.
+ */
+static u32 vdisplay_half_to_8(u32 h)
+{
+	u32 e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	unsigned int shift = 24;
+
+	if (h & 0x8000)
+		return 0;
+	if (e == 0x1f)
+		return m ? 0 : 255;
+	if (e >= 15)
+		return 255;
+	if (e) {
+		m |= 0x400;
+		shift = 25 - e;
+	}
+	return (255 * m + (1u << (shift - 1))) >> shift;
+}
+
+static void vdisplay_read_xrgb16161616f(u32 *dst, const void *src,
+					unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 8)
+		*dst++ = 0xff000000 |
+			 vdisplay_half_to_8(vdisplay_le16(s + 4)) << 16 |
+			 vdisplay_half_to_8(vdisplay_le16(s + 2)) << 8 |
+			 vdisplay_half_to_8(vdisplay_le16(s));
+}
+
+static void vdisplay_read_argb16161616f(u32 *dst, const void *src,
+					unsigned int n)
+{
+	const u8 *s = src;
+
+	for (; n; n--, s += 8)
+		*dst++ = vdisplay_half_to_8(vdisplay_le16(s + 6)) << 24 |
+			 vdisplay_half_to_8(vdisplay_le16(s + 4)) << 16 |
+			 vdisplay_half_to_8(vdisplay_le16(s + 2)) << 8 |
+			 vdisplay_half_to_8(vdisplay_le16(s));
+}
+
 static const struct vdisplay_format vdisplay_plane_formats[] = {
 	{ DRM_FORMAT_XRGB8888, 4, false, vdisplay_read_xrgb8888 },
 	{ DRM_FORMAT_ARGB8888, 4, true, vdisplay_read_argb8888 },
@@ -100,6 +245,15 @@ static const struct vdisplay_format vdisplay_plane_formats[] = {
 	{ DRM_FORMAT_ABGR8888, 4, true, vdisplay_read_abgr8888 },
 	{ DRM_FORMAT_RGB565, 2, false, vdisplay_read_rgb565 },
 	{ DRM_FORMAT_XRGB2101010, 4, false, vdisplay_read_xrgb2101010 },
+	{ DRM_FORMAT_RGB888, 3, false, vdisplay_read_rgb888 },
+	{ DRM_FORMAT_BGR888, 3, false, vdisplay_read_bgr888 },
+	{ DRM_FORMAT_BGR565, 2, false, vdisplay_read_bgr565 },
+	{ DRM_FORMAT_XRGB1555, 2, false, vdisplay_read_xrgb1555 },
+	{ DRM_FORMAT_ARGB1555, 2, true, vdisplay_read_argb1555 },
+	{ DRM_FORMAT_XRGB16161616, 8, false, vdisplay_read_xrgb16161616 },
+	{ DRM_FORMAT_ARGB16161616, 8, true, vdisplay_read_argb16161616 },
+	{ DRM_FORMAT_XRGB16161616F, 8, false, vdisplay_read_xrgb16161616f },
+	{ DRM_FORMAT_ARGB16161616F, 8, true, vdisplay_read_argb16161616f },
 };
 
 /**

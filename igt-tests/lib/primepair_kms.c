@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,9 +383,64 @@ uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_outpu
 	return vbl.reply.sequence;
 }
 
+/* A channel of @bits bits widened to 8 by repeating it below itself */
+static uint32_t widen(uint32_t c, unsigned int bits)
+{
+	uint32_t v = 0;
+	int sh;
+
+	for (sh = 8 - (int)bits; sh > -(int)bits; sh -= (int)bits)
+		v |= sh >= 0 ? c << sh : c >> -sh;
+	return v & 255;
+}
+
+/* 2^@n, exactly */
+static double pow2(int n)
+{
+	double p = 1;
+
+	for (; n > 0; n--)
+		p *= 2;
+	for (; n < 0; n++)
+		p /= 2;
+	return p;
+}
+
+/*
+ * A half float channel as vdisplay reads it: the value (in double, which
+ * holds every half float and its product with 255 exactly) cut to [0, 1],
+ * NaN to 0, then scaled to 8 bits and rounded, halfway cases up.
+ */
+static uint32_t half_to_8(uint16_t h)
+{
+	int e = h >> 10 & 31, m = h & 1023;
+	double v;
+
+	if (e == 31)
+		v = m ? NAN : INFINITY;
+	else if (e)
+		v = (1024 + m) * pow2(e - 25);
+	else
+		v = m * pow2(-24);
+	if (h & 0x8000)
+		v = -v;
+	if (!(v > 0))
+		return 0;
+	if (v >= 1)
+		return 255;
+	return (uint32_t)(v * 255 + 0.5);
+}
+
+static uint32_t pack_argb(uint32_t a, uint32_t r, uint32_t g, uint32_t b)
+{
+	return a << 24 | r << 16 | g << 8 | b;
+}
+
 uint32_t primepair_read_pixel(const void *p, uint32_t format)
 {
-	uint32_t v, r, g, b;
+	const uint8_t *c = p;	/* little endian: lowest byte first */
+	uint16_t ch[4];		/* 16-bit channels: B, G, R, X/A */
+	uint32_t v;
 
 	switch (format) {
 	case DRM_FORMAT_XRGB8888:
@@ -392,25 +448,46 @@ uint32_t primepair_read_pixel(const void *p, uint32_t format)
 	case DRM_FORMAT_ARGB8888:
 		return *(const uint32_t *)p;
 	case DRM_FORMAT_XBGR8888:
-	case DRM_FORMAT_ABGR8888: {
-		const uint8_t *c = p;	/* little endian: R, G, B, A/X */
-
-		v = (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
-		return v | (format == DRM_FORMAT_ABGR8888 ?
-			    (uint32_t)c[3] << 24 : 0xff000000u);
-	}
+		return pack_argb(255, c[0], c[1], c[2]);
+	case DRM_FORMAT_ABGR8888:
+		return pack_argb(c[3], c[0], c[1], c[2]);
+	case DRM_FORMAT_RGB888:
+		return pack_argb(255, c[2], c[1], c[0]);
+	case DRM_FORMAT_BGR888:
+		return pack_argb(255, c[0], c[1], c[2]);
 	case DRM_FORMAT_XRGB2101010:
 		/* What an 8-bit pipe sees of it: each channel's top 8 bits */
 		v = *(const uint32_t *)p;
-		return 0xff000000u | (v >> 22 & 255) << 16 | (v >> 12 & 255) << 8 |
-			(v >> 2 & 255);
+		return pack_argb(255, v >> 22 & 255, v >> 12 & 255,
+				 v >> 2 & 255);
 	case DRM_FORMAT_RGB565:
-		v = *(const uint16_t *)p;
-		r = v >> 11;
-		g = (v >> 5) & 63;
-		b = v & 31;
-		return 0xff000000u | ((r << 3 | r >> 2) << 16) |
-			((g << 2 | g >> 4) << 8) | (b << 3 | b >> 2);
+		v = c[0] | c[1] << 8;
+		return pack_argb(255, widen(v >> 11, 5), widen(v >> 5 & 63, 6),
+				 widen(v & 31, 5));
+	case DRM_FORMAT_BGR565:
+		v = c[0] | c[1] << 8;
+		return pack_argb(255, widen(v & 31, 5), widen(v >> 5 & 63, 6),
+				 widen(v >> 11, 5));
+	case DRM_FORMAT_XRGB1555:
+	case DRM_FORMAT_ARGB1555:
+		v = c[0] | c[1] << 8;
+		return pack_argb(format == DRM_FORMAT_ARGB1555 ?
+				 widen(v >> 15, 1) : 255,
+				 widen(v >> 10 & 31, 5), widen(v >> 5 & 31, 5),
+				 widen(v & 31, 5));
+	case DRM_FORMAT_XRGB16161616:
+	case DRM_FORMAT_ARGB16161616:
+		memcpy(ch, p, sizeof(ch));
+		return pack_argb(format == DRM_FORMAT_ARGB16161616 ?
+				 ch[3] >> 8 : 255,
+				 ch[2] >> 8, ch[1] >> 8, ch[0] >> 8);
+	case DRM_FORMAT_XRGB16161616F:
+	case DRM_FORMAT_ARGB16161616F:
+		memcpy(ch, p, sizeof(ch));
+		return pack_argb(format == DRM_FORMAT_ARGB16161616F ?
+				 half_to_8(ch[3]) : 255,
+				 half_to_8(ch[2]), half_to_8(ch[1]),
+				 half_to_8(ch[0]));
 	}
 	igt_assert_f(0, "unknown format %08x\n", format);
 	return 0;
@@ -427,33 +504,101 @@ void primepair_fb_fill_random(struct primepair_fb *fb, uint32_t seed)
 	}
 }
 
+/* The least non-negative half float that vdisplay reads as @c */
+static uint16_t half_of_8(uint32_t c)
+{
+	uint16_t lo = 0, hi = 0x3c00;	/* 1.0 */
+
+	/* Half floats from 0 to 1.0 grow with their bit patterns. */
+	while (lo < hi) {
+		uint16_t mid = lo + (hi - lo) / 2;
+
+		if (half_to_8(mid) < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = v & 255;
+	p[1] = v >> 8 & 255;
+}
+
+/* One pixel of @format at @p, as near to @argb as the format gets */
+static void write_pixel(uint8_t *p, uint32_t format, uint32_t argb)
+{
+	uint32_t a = argb >> 24, r = argb >> 16 & 255, g = argb >> 8 & 255,
+		 b = argb & 255, v;
+	uint16_t ch[4];
+
+	switch (format) {
+	case DRM_FORMAT_RGB565:
+		v = (r >> 3) << 11 | (g >> 2) << 5 | b >> 3;
+		put16(p, v);
+		return;
+	case DRM_FORMAT_BGR565:
+		v = (b >> 3) << 11 | (g >> 2) << 5 | r >> 3;
+		put16(p, v);
+		return;
+	case DRM_FORMAT_XRGB1555:
+	case DRM_FORMAT_ARGB1555:
+		v = (a >> 7) << 15 | (r >> 3) << 10 | (g >> 3) << 5 | b >> 3;
+		put16(p, v);
+		return;
+	case DRM_FORMAT_RGB888:
+		p[0] = b;
+		p[1] = g;
+		p[2] = r;
+		return;
+	case DRM_FORMAT_BGR888:
+		p[0] = r;
+		p[1] = g;
+		p[2] = b;
+		return;
+	case DRM_FORMAT_XBGR8888:
+	case DRM_FORMAT_ABGR8888:
+		v = (argb & 0xff00ff00u) | b << 16 | r;
+		memcpy(p, &v, 4);
+		return;
+	case DRM_FORMAT_XRGB2101010:
+		v = 3u << 30 | (r << 2 | r >> 6) << 20 |
+			(g << 2 | g >> 6) << 10 | (b << 2 | b >> 6);
+		memcpy(p, &v, 4);
+		return;
+	case DRM_FORMAT_XRGB16161616:
+	case DRM_FORMAT_ARGB16161616:
+		ch[0] = b * 0x101;
+		ch[1] = g * 0x101;
+		ch[2] = r * 0x101;
+		ch[3] = a * 0x101;
+		memcpy(p, ch, 8);
+		return;
+	case DRM_FORMAT_XRGB16161616F:
+	case DRM_FORMAT_ARGB16161616F:
+		ch[0] = half_of_8(b);
+		ch[1] = half_of_8(g);
+		ch[2] = half_of_8(r);
+		ch[3] = half_of_8(a);
+		memcpy(p, ch, 8);
+		return;
+	}
+	memcpy(p, &argb, 4);
+}
+
 void primepair_fb_fill_color(struct primepair_fb *fb, uint32_t argb)
 {
-	uint32_t x, y, r = argb >> 16 & 255, g = argb >> 8 & 255, b = argb & 255;
+	uint8_t px[8];
+	uint32_t x, y;
 
+	write_pixel(px, fb->format, argb);
 	for (y = 0; y < fb->height; y++) {
 		uint8_t *row = (uint8_t *)fb->map + (size_t)y * fb->pitch;
 
-		for (x = 0; x < fb->width; x++) {
-			switch (fb->format) {
-			case DRM_FORMAT_RGB565:
-				((uint16_t *)row)[x] = (r >> 3) << 11 |
-					(g >> 2) << 5 | b >> 3;
-				break;
-			case DRM_FORMAT_XBGR8888:
-			case DRM_FORMAT_ABGR8888:
-				((uint32_t *)row)[x] = (argb & 0xff00ff00u) |
-					b << 16 | r;
-				break;
-			case DRM_FORMAT_XRGB2101010:
-				((uint32_t *)row)[x] = 3u << 30 |
-					(r << 2 | r >> 6) << 20 |
-					(g << 2 | g >> 6) << 10 | (b << 2 | b >> 6);
-				break;
-			default:
-				((uint32_t *)row)[x] = argb;
-			}
-		}
+		for (x = 0; x < fb->width; x++)
+			memcpy(row + (size_t)x * fb->cpp, px, fb->cpp);
 	}
 }
 

@@ -132,14 +132,15 @@ unsigned int primepair_crc_count_new(struct primepair_kms *kms,
 
 
 /*
- * CPU reference of vdisplay's composer: formats read as ARGB8888 (RGB565
- * widened by bit replication, XRGB2101010 cut to its top 8 bits), 8-bit
- * blending with rounding, over black.
+ * CPU reference of vdisplay's composer: formats read as ARGB8888 (5-, 6-
+ * and 1-bit channels widened by bit replication, 10- and 16-bit ones cut
+ * to their top 8 bits, half floats cut to [0, 1], NaN to 0, and rounded
+ * to 8 bits, halfway up), 8-bit blending with rounding, over black.
  */
 uint32_t primepair_read_pixel(const void *p, uint32_t format);
 /* Fill @fb with pseudo-random bytes from @seed (every byte varies). */
 void primepair_fb_fill_random(struct primepair_fb *fb, uint32_t seed);
-/* Fill @fb with one ARGB8888 colour (converted to its format) */
+/* Fill @fb with one ARGB8888 colour (as near as its format gets) */
 void primepair_fb_fill_color(struct primepair_fb *fb, uint32_t argb);
 /* Blend an unscaled plane into @img (@iw x @ih XRGB8888, alpha 0xff) */
 void primepair_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,

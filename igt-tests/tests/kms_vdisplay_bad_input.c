@@ -69,7 +69,7 @@ static void test_addfb(struct primepair_kms *kms)
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, 0x20202020, fb.pitch,
 			    NULL, &id), -EINVAL);
 	/* vdisplay_fb_create(): known formats no plane scans out */
-	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_RGB888,
+	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_BGRX8888,
 			    fb.pitch, NULL, &id), -EINVAL);
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XBGR2101010,
 			    fb.pitch, NULL, &id), -EINVAL);
@@ -87,6 +87,32 @@ static void test_addfb(struct primepair_kms *kms)
 	igt_assert_eq(addfb(kms->fd, fb.handle, W, H, DRM_FORMAT_XRGB8888,
 			    fb.pitch, &afbc, &id), -EINVAL);
 
+	primepair_fb_destroy(kms->fd, &fb);
+}
+
+/*
+ * framebuffer_check(): sizes from mode_config's minimum, 10x10 as in
+ * vkms, up.  IGT's cursor tests add 64x21 ARGB8888 framebuffers.
+ */
+static void test_addfb_small(struct primepair_kms *kms)
+{
+	static const struct { uint32_t w, h; int ret; } sizes[] = {
+		{ 64, 21, 0 }, { 10, 10, 0 }, { 9, 9, -EINVAL },
+		{ 9, 64, -EINVAL }, { 64, 9, -EINVAL },
+	};
+	struct primepair_fb fb;
+	unsigned int i;
+	uint32_t id;
+
+	primepair_fb_create(kms->fd, W, H, DRM_FORMAT_ARGB8888, &fb);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		igt_debug("%ux%u\n", sizes[i].w, sizes[i].h);
+		igt_assert_eq(addfb(kms->fd, fb.handle, sizes[i].w, sizes[i].h,
+				    DRM_FORMAT_ARGB8888, sizes[i].w * 4, NULL,
+				    &id), sizes[i].ret);
+		if (!sizes[i].ret)
+			drmModeRmFB(kms->fd, id);
+	}
 	primepair_fb_destroy(kms->fd, &fb);
 }
 
@@ -329,6 +355,9 @@ igt_main
 
 	igt_subtest("addfb2")
 		test_addfb(&kms);
+	igt_describe("ADDFB2 takes framebuffers from 10x10 up, a 64x21 cursor among them");
+	igt_subtest("addfb2-small")
+		test_addfb_small(&kms);
 	igt_subtest("atomic-properties")
 		test_atomic(&kms);
 	igt_subtest("flip-disabled-crtc")

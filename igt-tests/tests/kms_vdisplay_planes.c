@@ -25,14 +25,31 @@ IGT_TEST_DESCRIPTION("vdisplay planes checked through writeback");
 
 #define ALPHA_TOLERANCE	1
 
+/*
+ * Every format the planes scan out.  Random contents give the half-float
+ * formats every kind of value (negative, NaN, infinite, subnormal, above
+ * 1.0) many times over; half-float-values tries each one on its own.
+ */
 static const uint32_t formats[] = {
 	DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
-	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565, DRM_FORMAT_XRGB2101010,
+	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB888, DRM_FORMAT_BGR888,
+	DRM_FORMAT_RGB565, DRM_FORMAT_BGR565, DRM_FORMAT_XRGB1555,
+	DRM_FORMAT_ARGB1555, DRM_FORMAT_XRGB2101010,
+	DRM_FORMAT_XRGB16161616, DRM_FORMAT_ARGB16161616,
+	DRM_FORMAT_XRGB16161616F, DRM_FORMAT_ARGB16161616F,
 };
 
 static bool has_alpha(uint32_t f)
 {
-	return f == DRM_FORMAT_ARGB8888 || f == DRM_FORMAT_ABGR8888;
+	switch (f) {
+	case DRM_FORMAT_ARGB8888:
+	case DRM_FORMAT_ABGR8888:
+	case DRM_FORMAT_ARGB1555:
+	case DRM_FORMAT_ARGB16161616:
+	case DRM_FORMAT_ARGB16161616F:
+		return true;
+	}
+	return false;
 }
 
 struct ctx {
@@ -151,6 +168,101 @@ static void test_overlay_format(struct ctx *c, uint32_t format)
 			     modes[i].alpha, modes[i].blend);
 		check(c, blends ? ALPHA_TOLERANCE : 0);
 	}
+
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
+/* Pixel @i of a 256 x 256 framebuffer of 8-byte pixels */
+static uint16_t *px64(struct primepair_fb *fb, uint32_t i)
+{
+	return (uint16_t *)((uint8_t *)fb->map + (size_t)(i / 256) * fb->pitch +
+			    (size_t)(i % 256) * 8);
+}
+
+/*
+ * Every one of the 65536 half floats, as a colour and as alpha.  In an
+ * XRGB16161616F overlay, pixel i holds i in red and the same values in
+ * two other orders in green and blue (x * 40503 is a permutation modulo
+ * 2^16), and junk in X; what shows is each channel as read.  In an
+ * ARGB16161616F one, pixel i is 1.0 white with alpha i, blended by
+ * coverage over black: every channel comes out as the alpha read,
+ * exactly (255 * a / 255 has nothing to round).  The reference itself is
+ * checked first on values worked out by hand.
+ */
+static void test_half_float_values(struct ctx *c)
+{
+	static const struct { uint16_t h; uint8_t v; } known[] = {
+		{ 0x0000, 0 }, { 0x8000, 0 },		/* +0, -0 */
+		{ 0x3c00, 255 }, { 0x4000, 255 },	/* 1.0, 2.0 */
+		{ 0x7bff, 255 }, { 0x7c00, 255 },	/* 65504, +inf */
+		{ 0xfc00, 0 }, { 0xbc00, 0 },		/* -inf, -1.0 */
+		{ 0x7c01, 0 }, { 0x7e00, 0 },		/* NaNs */
+		{ 0xfe00, 0 }, { 0xffff, 0 },
+		{ 0x3800, 128 },		/* 0.5: 127.5, rounded up */
+		{ 0x37ff, 127 },		/* 0.49976: 127.44 */
+		{ 0x3bff, 255 },		/* 0.99951: 254.88 */
+		{ 0x3bf0, 253 },		/* 0.99219: 253.01 */
+		{ 0x1c00, 1 },			/* 2^-8: 0.996 */
+		{ 0x1800, 0 },			/* 2^-9: 0.498 */
+		{ 0x1801, 0 },			/* 0.4985 */
+		{ 0x1c04, 1 },			/* 0.99998 */
+		{ 0x0001, 0 }, { 0x03ff, 0 },	/* subnormals */
+	};
+	uint32_t ov = c->o->overlays[0];
+	struct primepair_fb fb;
+	uint32_t i;
+
+	for (i = 0; i < ARRAY_SIZE(known); i++) {
+		uint16_t px[4] = { known[i].h, known[i].h, known[i].h, 0x3c00 };
+
+		igt_assert_eq_u32(primepair_read_pixel(px,
+						       DRM_FORMAT_ARGB16161616F),
+				  0xff000000u | known[i].v * 0x010101u);
+	}
+
+	igt_require(c->o->noverlays > 0);
+	primepair_fb_fill_color(&c->bg, 0xff000000u);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+
+	primepair_fb_create(c->kms.fd, 256, 256, DRM_FORMAT_XRGB16161616F, &fb);
+	for (i = 0; i < 65536; i++) {
+		uint16_t *px = px64(&fb, i);
+
+		px[0] = i * 40503u;
+		px[1] = ~i;
+		px[2] = i;
+		px[3] = i * 7u;
+	}
+	set_overlay(c, ov, &fb, 0, 0, 0, 0, 256, 256, 0xffff,
+		    PRIMEPAIR_BLEND_PREMULTI);
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &fb, 0, 0, 0, 0, 256, 256,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	check(c, 0);
+	primepair_fb_destroy(c->kms.fd, &fb);
+
+	primepair_fb_create(c->kms.fd, 256, 256, DRM_FORMAT_ARGB16161616F, &fb);
+	for (i = 0; i < 65536; i++) {
+		uint16_t *px = px64(&fb, i);
+
+		px[0] = 0x3c00;
+		px[1] = 0x3c00;
+		px[2] = 0x3c00;
+		px[3] = i;
+	}
+	set_overlay(c, ov, &fb, 0, 0, 0, 0, 256, 256, 0xffff,
+		    PRIMEPAIR_BLEND_COVERAGE);
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &fb, 0, 0, 0, 0, 256, 256,
+			    0xffff, PRIMEPAIR_BLEND_COVERAGE);
+	for (i = 0; i < 65536; i++) {
+		uint32_t a = primepair_read_pixel(px64(&fb, i), fb.format) >> 24;
+
+		igt_assert_eq_u32(c->ref[(i / 256) * c->w + i % 256],
+				  0xff000000u | a * 0x010101u);
+	}
+	check(c, 0);
 
 	primepair_disable_all(&c->kms);
 	primepair_fb_destroy(c->kms.fd, &fb);
@@ -611,6 +723,11 @@ igt_main
 			ctx_reset(&c);
 			test_overlay_format(&c, formats[i]);
 		}
+	}
+	igt_describe("Every half float, as colour and as alpha, reads as the reference says");
+	igt_subtest("half-float-values") {
+		ctx_reset(&c);
+		test_half_float_values(&c);
 	}
 	igt_subtest("clipping") {
 		ctx_reset(&c);

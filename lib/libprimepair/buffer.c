@@ -18,7 +18,22 @@
 
 uint32_t pp_format_cpp(uint32_t format)
 {
-	return format == DRM_FORMAT_RGB565 ? 2 : 4;
+	switch (format) {
+	case DRM_FORMAT_RGB565:
+	case DRM_FORMAT_BGR565:
+	case DRM_FORMAT_XRGB1555:
+	case DRM_FORMAT_ARGB1555:
+		return 2;
+	case DRM_FORMAT_RGB888:
+	case DRM_FORMAT_BGR888:
+		return 3;
+	case DRM_FORMAT_XRGB16161616:
+	case DRM_FORMAT_ARGB16161616:
+	case DRM_FORMAT_XRGB16161616F:
+	case DRM_FORMAT_ARGB16161616F:
+		return 8;
+	}
+	return 4;
 }
 
 int pp_fb_create(int fd, uint32_t width, uint32_t height, uint32_t format,

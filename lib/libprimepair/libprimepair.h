@@ -71,7 +71,7 @@ struct pp_fb {
 	void *map;		/* NULL until pp_fb_map() */
 };
 
-/* Bytes per pixel of a format vdisplay scans out: 2 for RGB565, else 4 */
+/* Bytes per pixel of a format vdisplay scans out: 2, 3, 4 or 8 */
 uint32_t pp_format_cpp(uint32_t format);
 
 /* A dumb buffer of @width x @height @format (DRM_FORMAT_*) on @fd */
