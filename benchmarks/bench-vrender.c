@@ -23,18 +23,14 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/dma-buf.h>
 #include <xf86drm.h>
-#include <xf86drmMode.h>
 
 #include "libprimepair.h"
 #include "vrender.h"
@@ -43,25 +39,6 @@
 #define MIB	(1024 * 1024)
 #define LATENCY_JOBS	200
 #define LATENCY_ROUNDS	5
-
-/* vgem's fence uapi (include/uapi/drm/vgem_drm.h, not in libdrm) */
-struct bench_vgem_fence_attach {
-	uint32_t handle;
-	uint32_t flags;
-	uint32_t out_fence;
-	uint32_t pad;
-};
-
-struct bench_vgem_fence_signal {
-	uint32_t fence;
-	uint32_t flags;
-};
-
-#define BENCH_VGEM_FENCE_WRITE		0x1
-#define BENCH_IOCTL_VGEM_FENCE_ATTACH \
-	DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct bench_vgem_fence_attach)
-#define BENCH_IOCTL_VGEM_FENCE_SIGNAL \
-	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct bench_vgem_fence_signal)
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void die(const char *fmt, ...)
@@ -212,62 +189,19 @@ static double job_latency_us(int fd, uint32_t bo)
 	return total / 1000.0 / LATENCY_JOBS;
 }
 
-/*
- * A sync_file of a vgem fence that signals only when told: the fence of
- * another driver that a blocked client's job waits for.
- */
-static int vgem_blocker(int vgem, uint32_t *handle, uint32_t *fence)
-{
-	struct bench_vgem_fence_attach attach = {
-		.flags = BENCH_VGEM_FENCE_WRITE,
-	};
-	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_READ };
-	uint32_t pitch;
-	uint64_t size;
-	int dmabuf;
-
-	check(drmModeCreateDumbBuffer(vgem, 64, 64, 32, 0, handle, &pitch,
-				      &size), "vgem CREATE_DUMB");
-	attach.handle = *handle;
-	check(drmIoctl(vgem, BENCH_IOCTL_VGEM_FENCE_ATTACH, &attach) ? -errno : 0,
-	      "VGEM_FENCE_ATTACH");
-	*fence = attach.out_fence;
-	check(drmPrimeHandleToFD(vgem, *handle, DRM_CLOEXEC, &dmabuf),
-	      "vgem HANDLE_TO_FD");
-	check(ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0,
-	      "DMA_BUF_IOCTL_EXPORT_SYNC_FILE");
-	close(dmabuf);
-	return exp.fd;
-}
-
-/* Submit A's one-row FILL behind a fresh vgem fence; returns its sync_file */
-static int block_a(int a, uint32_t a_bo, int vgem, uint32_t *vgem_bo,
-		   struct bench_vgem_fence_signal *sig, int *blocker)
+/* Submit A's one-row FILL behind @blocker's fence; returns its sync_file */
+static int block_a(int a, uint32_t a_bo, const struct pp_vgem_fence *blocker)
 {
 	struct drm_vrender_cmd c = pp_vrender_fill(a_bo, 0, 64, 0, 0, 16, 1, 1);
 	struct drm_vrender_submit s = {
 		.cmds = (uintptr_t)&c,
 		.cmd_count = 1,
 		.flags = VRENDER_SUBMIT_IN_FENCE_FD | VRENDER_SUBMIT_OUT_FENCE_FD,
+		.in_fence_fd = blocker->sync_file,
 	};
 
-	*blocker = vgem_blocker(vgem, vgem_bo, &sig->fence);
-	s.in_fence_fd = *blocker;
 	check(vrender_submit(a, &s), "SUBMIT of A");
 	return s.out_fence_fd;
-}
-
-/* Signal the vgem fence, let A's job run, drop what block_a() made */
-static void unblock_a(int vgem, uint32_t vgem_bo,
-		      struct bench_vgem_fence_signal *sig, int blocker,
-		      int a_fence)
-{
-	check(drmIoctl(vgem, BENCH_IOCTL_VGEM_FENCE_SIGNAL, sig) ? -errno : 0,
-	      "VGEM_FENCE_SIGNAL");
-	check(pp_sync_file_wait(a_fence, 20000), "A's fence");
-	close(a_fence);
-	close(blocker);
-	drmModeDestroyDumbBuffer(vgem, vgem_bo);
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -285,9 +219,9 @@ static int cmp_double(const void *x, const void *y)
 static void bench_blocked_client(const char *device)
 {
 	double alone[LATENCY_ROUNDS], blocked[LATENCY_ROUNDS];
-	struct bench_vgem_fence_signal sig = { 0 };
-	int a, b, vgem, blocker, a_fence, status;
-	uint32_t a_bo, b_bo, vgem_bo;
+	struct pp_vgem_fence blocker;
+	int a, b, vgem, a_fence, status;
+	uint32_t a_bo, b_bo;
 	bool held = true;
 	unsigned int r;
 
@@ -308,12 +242,17 @@ static void bench_blocked_client(const char *device)
 	job_latency_us(b, b_bo);		/* warm up */
 	for (r = 0; r < LATENCY_ROUNDS; r++) {
 		alone[r] = job_latency_us(b, b_bo);
-		a_fence = block_a(a, a_bo, vgem, &vgem_bo, &sig, &blocker);
+		check(pp_vgem_fence_create(vgem, &blocker), "vgem fence");
+		a_fence = block_a(a, a_bo, &blocker);
 		blocked[r] = job_latency_us(b, b_bo);
 		check(pp_sync_file_info(a_fence, &status, NULL),
 		      "SYNC_FILE_INFO");
 		held &= status == 0;
-		unblock_a(vgem, vgem_bo, &sig, blocker, a_fence);
+		/* Let A's job run. */
+		check(pp_vgem_fence_signal(&blocker), "vgem fence signal");
+		check(pp_sync_file_wait(a_fence, 20000), "A's fence");
+		close(a_fence);
+		pp_vgem_fence_destroy(&blocker);
 	}
 	qsort(alone, LATENCY_ROUNDS, sizeof(*alone), cmp_double);
 	qsort(blocked, LATENCY_ROUNDS, sizeof(*blocked), cmp_double);

@@ -13,35 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/dma-buf.h>
 #include <xf86drm.h>
-#include <xf86drmMode.h>
 
 #include "igt.h"
 #include "primepair.h"
 #include "primepair_vrender.h"
-
-/* vgem's fence uapi (drivers/gpu/drm/vgem, include/uapi/drm/vgem_drm.h) */
-struct local_vgem_fence_attach {
-	uint32_t handle;
-	uint32_t flags;
-	uint32_t out_fence;
-	uint32_t pad;
-};
-
-struct local_vgem_fence_signal {
-	uint32_t fence;
-	uint32_t flags;
-};
-
-#define LOCAL_VGEM_FENCE_WRITE	0x1
-#define LOCAL_IOCTL_VGEM_FENCE_ATTACH \
-	DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct local_vgem_fence_attach)
-#define LOCAL_IOCTL_VGEM_FENCE_SIGNAL \
-	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct local_vgem_fence_signal)
 
 #define MAX_QUEUED	64
 #define B_JOBS		1000
@@ -49,46 +27,24 @@ struct local_vgem_fence_signal {
 /* A foreign fence that signals only when told (or after vgem's 10 s). */
 struct blocker {
 	int vgem;
-	uint32_t handle;
-	uint32_t fence;
+	struct pp_vgem_fence f;
 	int sync_file;
 };
 
 static void blocker_create(struct blocker *b)
 {
-	struct local_vgem_fence_attach attach = {
-		.flags = LOCAL_VGEM_FENCE_WRITE,
-	};
-	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_READ };
-	uint32_t pitch;
-	uint64_t size;
-	int dmabuf;
-
 	igt_require(system("modprobe vgem 2>/dev/null") == 0);
 	b->vgem = primepair_open_driver("vgem");
-	igt_assert_eq(drmModeCreateDumbBuffer(b->vgem, 64, 64, 32, 0,
-					      &b->handle, &pitch, &size), 0);
-	attach.handle = b->handle;
-	igt_assert_eq(drmIoctl(b->vgem, LOCAL_IOCTL_VGEM_FENCE_ATTACH,
-			       &attach), 0);
-	b->fence = attach.out_fence;
-
-	igt_assert_eq(drmPrimeHandleToFD(b->vgem, b->handle, DRM_CLOEXEC,
-					 &dmabuf), 0);
-	igt_assert_eq(ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp), 0);
-	close(dmabuf);
-	b->sync_file = exp.fd;
+	igt_assert_eq(pp_vgem_fence_create(b->vgem, &b->f), 0);
+	b->sync_file = b->f.sync_file;
 	igt_assert_eq(primepair_sync_file_status(b->sync_file), 0);
 }
 
 static void blocker_release(struct blocker *b)
 {
-	struct local_vgem_fence_signal sig = { .fence = b->fence };
-
 	/* vgem may have timed it out already (-ETIMEDOUT): either is fine */
-	drmIoctl(b->vgem, LOCAL_IOCTL_VGEM_FENCE_SIGNAL, &sig);
-	close(b->sync_file);
-	igt_assert_eq(drmModeDestroyDumbBuffer(b->vgem, b->handle), 0);
+	pp_vgem_fence_signal(&b->f);
+	pp_vgem_fence_destroy(&b->f);
 	close(b->vgem);
 }
 

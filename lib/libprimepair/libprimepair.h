@@ -194,6 +194,27 @@ uint32_t pp_pattern_pixel(uint32_t x, uint32_t y, uint32_t frame);
 int pp_png_write_xrgb(const char *path, const void *pixels, uint32_t width,
 		      uint32_t height, uint32_t pitch);
 
+/* ---- a foreign fence (vgem) ------------------------------------------------ */
+
+/* A vgem fence and a sync_file of it, made by pp_vgem_fence_create() */
+struct pp_vgem_fence {
+	int vgem;		/* the vgem fd it was made on (not owned) */
+	uint32_t handle;	/* vgem buffer the fence is attached to */
+	uint32_t fence;		/* vgem's fence id */
+	int sync_file;		/* the fence as a sync_file, owned */
+};
+
+/*
+ * A write fence on a new vgem buffer of @vgem that signals only through
+ * pp_vgem_fence_signal() (or vgem's own 10 s timeout), as a sync_file.
+ * 0 or -errno.
+ */
+int pp_vgem_fence_create(int vgem, struct pp_vgem_fence *f);
+/* Signal it; -ETIMEDOUT if vgem timed it out already */
+int pp_vgem_fence_signal(struct pp_vgem_fence *f);
+/* Close the sync_file and the buffer (signal first, or vgem will) */
+void pp_vgem_fence_destroy(struct pp_vgem_fence *f);
+
 /* ---- V4L2 (vivid, the kernel's virtual camera) ------------------------------ */
 
 /* ioctl() on a V4L2 node, retried on EINTR */
