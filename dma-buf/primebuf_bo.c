@@ -939,9 +939,16 @@ static int primebuf_gem_mmap(struct drm_gem_object *obj,
 		vma->vm_private_data = NULL;
 		vma->vm_ops = NULL;
 		ret = dma_buf_mmap(obj->import_attach->dmabuf, vma, 0);
-		if (!ret)
-			drm_gem_object_put(obj);
-		return ret;
+		if (ret)
+			return ret;
+		drm_gem_object_put(obj);
+		/*
+		 * DRM mappings never grow past their object; not every
+		 * exporter says so (6.1's udmabuf does not), and the GEM core
+		 * warns about a mapping that could.
+		 */
+		vm_flags_set(vma, VM_DONTEXPAND);
+		return 0;
 	}
 	return primebuf_bo_setup_mmap(to_primebuf_bo(obj), vma);
 }
