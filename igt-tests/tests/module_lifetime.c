@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,18 @@ static bool loaded(const char *module)
 
 	snprintf(path, sizeof(path), "/sys/module/%s", module);
 	return access(path, F_OK) == 0;
+}
+
+/* How many vrender devices DRM has initialised since boot */
+static int vrender_inits(void)
+{
+	FILE *f = popen("dmesg | grep -c 'Initialized vrender'", "r");
+	int n = -1;
+
+	igt_assert(f);
+	igt_assert_eq(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	return n;
 }
 
 igt_main
@@ -94,5 +107,29 @@ igt_main
 			usleep(100000);
 		igt_assert(!loaded("vrender"));
 		igt_assert_eq(run("modprobe vrender"), 0);
+	}
+
+	igt_describe("Bad DMA constraints for any instance fail the load with EINVAL before any instance registers: no device comes and goes");
+	igt_subtest("bad-instance-params") {
+		static const char *const bad[] = {
+			"instances=2 dma_bits=32,16",
+			"instances=3 max_segment=65536,65536,100",
+			"instances=2 segment_boundary=0xffffffff,0x1000",
+		};
+		int before;
+
+		igt_assert_eq(run("rmmod vrender"), 0);
+		before = vrender_inits();
+		for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+			char cmd[128];
+
+			snprintf(cmd, sizeof(cmd),
+				 "modprobe vrender %s 2>/dev/null", bad[i]);
+			igt_assert_neq(run(cmd), 0);
+			igt_assert(!loaded("vrender"));
+			igt_assert_eq(vrender_inits(), before);
+		}
+		igt_assert_eq(run("modprobe vrender"), 0);
+		igt_assert_eq(vrender_inits(), before + 1);
 	}
 }
