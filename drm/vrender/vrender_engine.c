@@ -178,7 +178,7 @@ struct vrender_wait *vrender_wait_alloc(struct vrender_device *vr,
 {
 	struct vrender_wait *w;
 
-	w = kzalloc(struct_size(w, deps, ndeps), GFP_KERNEL);
+	w = kzalloc(struct_size(w, deps, ndeps), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return NULL;
 	w->ndeps = ndeps;
@@ -308,7 +308,7 @@ static void vrender_out_done(struct dma_fence *finished,
  */
 struct vrender_out_fence *vrender_out_fence_alloc(void)
 {
-	return kzalloc(sizeof(struct vrender_out_fence), GFP_KERNEL);
+	return kzalloc(sizeof(struct vrender_out_fence), GFP_KERNEL_ACCOUNT);
 }
 
 /**
@@ -395,10 +395,10 @@ static int vrender_bo_index(struct vrender_job_bo *jb, struct device *dev)
 	u64 pos = 0;
 
 	jb->nents = jb->sgt->nents;
-	jb->addr = kvmalloc_array(jb->nents, sizeof(*jb->addr), GFP_KERNEL);
+	jb->addr = kvmalloc_array(jb->nents, sizeof(*jb->addr), GFP_KERNEL_ACCOUNT);
 	/* one more start than segments: the end of the last one */
 	jb->start = kvmalloc_array(jb->nents + 1, sizeof(*jb->start),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 	if (!jb->addr || !jb->start)
 		return -ENOMEM;
 
@@ -980,7 +980,7 @@ int vrender_file_open(struct vrender_device *vr, struct drm_file *file)
 	struct vrender_file *vf;
 	int ret;
 
-	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
 	if (!vf)
 		return -ENOMEM;
 	ret = drm_sched_entity_init(&vf->entity, DRM_SCHED_PRIORITY_NORMAL,

@@ -80,7 +80,12 @@ static int vrender_submit_copy_cmds(struct vrender_submit *s)
 {
 	struct vrender_job *job;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	/*
+	 * What a job holds (this, its fences, its segment indices) is the
+	 * caller's, up to 64 queued jobs per open file: charged to the
+	 * caller's memory cgroup like the commands vmemdup_user() copies.
+	 */
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 	job->vr = s->vr;
@@ -88,7 +93,7 @@ static int vrender_submit_copy_cmds(struct vrender_submit *s)
 	s->job = job;
 
 	job->ncmds = s->args->cmd_count;
-	job->cmd_bo = kcalloc(job->ncmds, sizeof(*job->cmd_bo), GFP_KERNEL);
+	job->cmd_bo = kcalloc(job->ncmds, sizeof(*job->cmd_bo), GFP_KERNEL_ACCOUNT);
 	if (!job->cmd_bo)
 		return -ENOMEM;
 	job->cmds = vmemdup_user(u64_to_user_ptr(s->args->cmds),
@@ -334,7 +339,7 @@ static int vrender_submit_alloc_run(struct vrender_submit *s)
 
 	/* Everything the job will use is allocated now, never later. */
 	job->row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*job->row),
-				 GFP_KERNEL);
+				 GFP_KERNEL_ACCOUNT);
 	job->stall = vrender_wait_alloc(s->vr, 0);
 	job->out = vrender_out_fence_alloc();
 	if (!job->row || !job->stall || !job->out)
@@ -405,7 +410,7 @@ static int vrender_submit_add_dep(struct vrender_submit *s,
 	if (job->nforeign == s->foreign_cap) {
 		unsigned int cap = max(8U, s->foreign_cap * 2);
 
-		foreign = kvmalloc_array(cap, sizeof(*foreign), GFP_KERNEL);
+		foreign = kvmalloc_array(cap, sizeof(*foreign), GFP_KERNEL_ACCOUNT);
 		if (!foreign)
 			return -ENOMEM;
 		if (job->nforeign)
