@@ -25,6 +25,8 @@
 #define VRENDER_MAX_SYNCOBJS	64
 /* Jobs one open file may have queued or running; more wait, then -EBUSY */
 #define VRENDER_MAX_QUEUED	64
+/* Engines of a device, each running one job at a time */
+#define VRENDER_ENGINES		2
 
 struct drm_file;
 struct drm_vrender_cmd;
@@ -36,8 +38,10 @@ struct drm_vrender_cmd;
  * @index: instance number, 0 to VRENDER_MAX_INSTANCES - 1
  * @dma_parms: backs @pdev's dma_parms (max segment, boundary)
  * @constraints: what this instance declared to primebuf
- * @sched: the engine's scheduler: one job on the engine at a time, taken
- *	in turn from the entities of the open files
+ * @engine: the scheduler of each engine: one job on an engine at a time,
+ *	taken in turn from the entities of the open files bound to it
+ * @engine_list: points at each of @engine, for the files' entities
+ * @engine_name: the timeline name of each engine's fences
  * @jobs: jobs, and states of open or closed files, not yet freed
  * @idle: removal waits here for @jobs to reach zero
  * @free_wq: where finished jobs are released, and the state of a closed
@@ -49,7 +53,9 @@ struct vrender_device {
 	unsigned int index;
 	struct device_dma_parameters dma_parms;
 	struct primebuf_constraints constraints;
-	struct drm_gpu_scheduler sched;
+	struct drm_gpu_scheduler engine[VRENDER_ENGINES];
+	struct drm_gpu_scheduler *engine_list[VRENDER_ENGINES];
+	char engine_name[VRENDER_ENGINES][24];
 	atomic_t jobs;
 	wait_queue_head_t idle;
 	struct workqueue_struct *free_wq;

@@ -28,15 +28,19 @@
 /**
  * DOC: engine
  *
- * Each vrender device has one GPU scheduler (&drm_gpu_scheduler) in front
- * of its engine, and each open file one entity (&drm_sched_entity) on it:
- * the scheduler takes jobs from the entities in turn, one job on the
- * engine at a time, and only jobs whose dependencies have all signalled.
- * A client whose job waits for a fence that never signals blocks its own
- * entity, never another client's.
+ * Each vrender device has VRENDER_ENGINES engines, each behind its own GPU
+ * scheduler (&drm_gpu_scheduler), and each open file one entity
+ * (&drm_sched_entity) that may run on any of them: a scheduler takes jobs
+ * from the entities bound to it in turn, one job on its engine at a time,
+ * and only jobs whose dependencies have all signalled.  An entity stays on
+ * its engine while it has jobs queued or running, which keeps a file's
+ * jobs in order; when it is idle, its next job moves it to the least busy
+ * engine.  A client whose job waits for a fence that never signals blocks
+ * its own entity, never another client's, and a client whose job runs
+ * long holds one engine, never all of them.
  *
  * SUBMIT (vrender_submit.c) adds the job's dependencies to the scheduler
- * job: fences of this scheduler directly, every other fence (another
+ * job: fences of these schedulers directly, every other fence (another
  * device's, a sync_file, a syncobj point) through one gate fence of the
  * driver that signals once they all have, or with -ETIMEDOUT when
  * job_timeout_ms has passed since SUBMIT.  No driver thread ever waits
@@ -367,11 +371,17 @@ struct dma_fence *vrender_fence_own(struct vrender_device *vr,
 				    struct dma_fence *f)
 {
 	struct drm_sched_fence *sf;
+	unsigned int i;
 
 	if (f->ops == &vrender_out_ops)
 		f = container_of(f, struct primebuf_fence, base)->inner;
 	sf = to_drm_sched_fence(f);
-	return sf && sf->sched == &vr->sched ? f : NULL;
+	if (!sf)
+		return NULL;
+	for (i = 0; i < VRENDER_ENGINES; i++)
+		if (sf->sched == &vr->engine[i])
+			return f;
+	return NULL;
 }
 
 /* ----------------------------------------------------------------------
@@ -906,7 +916,7 @@ static const struct drm_sched_backend_ops vrender_sched_ops = {
  */
 
 /**
- * vrender_engine_init - set up a device's scheduler
+ * vrender_engine_init - set up a device's engines and their schedulers
  * @vr: the device
  *
  * Context: process context, at probe.
@@ -914,15 +924,14 @@ static const struct drm_sched_backend_ops vrender_sched_ops = {
  */
 int vrender_engine_init(struct vrender_device *vr)
 {
-	const struct drm_sched_init_args args = {
+	struct drm_sched_init_args args = {
 		.ops = &vrender_sched_ops,
 		PRIMEPAIR_SCHED_NUM_RQS
 		.credit_limit = 1,
 		.timeout = msecs_to_jiffies(max(1U, vrender_job_timeout_ms)),
-		.name = dev_name(vr->drm.dev),
 		.dev = vr->drm.dev,
 	};
-
+	unsigned int i;
 	int ret;
 
 	init_waitqueue_head(&vr->idle);
@@ -930,14 +939,26 @@ int vrender_engine_init(struct vrender_device *vr)
 				      vr->index);
 	if (!vr->free_wq)
 		return -ENOMEM;
-	ret = drm_sched_init(&vr->sched, &args);
-	if (ret)
-		destroy_workqueue(vr->free_wq);
+	for (i = 0; i < VRENDER_ENGINES; i++) {
+		snprintf(vr->engine_name[i], sizeof(vr->engine_name[i]),
+			 "%s.%u", dev_name(vr->drm.dev), i);
+		args.name = vr->engine_name[i];
+		ret = drm_sched_init(&vr->engine[i], &args);
+		if (ret)
+			goto err;
+		vr->engine_list[i] = &vr->engine[i];
+	}
+	return 0;
+
+err:
+	while (i--)
+		drm_sched_fini(&vr->engine[i]);
+	destroy_workqueue(vr->free_wq);
 	return ret;
 }
 
 /**
- * vrender_engine_fini - tear a device's scheduler down
+ * vrender_engine_fini - tear a device's engines down
  * @vr: the device, unplugged, with no open file
  *
  * Waits for the jobs and entities of closed files to be freed first.
@@ -946,10 +967,13 @@ int vrender_engine_init(struct vrender_device *vr)
  */
 void vrender_engine_fini(struct vrender_device *vr)
 {
+	unsigned int i;
+
 	wait_event(vr->idle, !atomic_read(&vr->jobs));
 	/* The last free_work may still be returning. */
 	destroy_workqueue(vr->free_wq);
-	drm_sched_fini(&vr->sched);
+	for (i = 0; i < VRENDER_ENGINES; i++)
+		drm_sched_fini(&vr->engine[i]);
 }
 
 /* The file and all its jobs are gone: the entity is idle. */
@@ -976,15 +1000,19 @@ static void vrender_file_free_work(struct work_struct *work)
  */
 int vrender_file_open(struct vrender_device *vr, struct drm_file *file)
 {
-	struct drm_gpu_scheduler *sched = &vr->sched;
 	struct vrender_file *vf;
 	int ret;
 
 	vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
 	if (!vf)
 		return -ENOMEM;
+	/*
+	 * The entity may run on any engine: the scheduler moves an idle
+	 * entity to the least busy one when it gets its next job, so one
+	 * client's long job leaves the other engines to the other clients.
+	 */
 	ret = drm_sched_entity_init(&vf->entity, DRM_SCHED_PRIORITY_NORMAL,
-				    &sched, 1, NULL);
+				    vr->engine_list, VRENDER_ENGINES, NULL);
 	if (ret) {
 		kfree(vf);
 		return ret;

@@ -162,7 +162,7 @@ igt_main
 		assert_live_zero();
 	}
 
-	igt_describe("A job whose commands run past job_timeout_ms of real time (engine_speed 0: no simulated time) fails with -ETIMEDOUT soon after, not when its last command ends");
+	igt_describe("A job whose commands run past job_timeout_ms of real time (engine_speed 0: no simulated time) fails with -ETIMEDOUT soon after, not when its last command ends; another client's small job completes meanwhile");
 	igt_subtest("runtime-budget") {
 		const uint64_t big = 64ull << 20;
 		struct drm_vrender_cmd c[64];
@@ -175,7 +175,8 @@ igt_main
 		uint32_t src = primepair_vrender_bo_create(fd, big);
 		uint32_t res = primepair_vrender_bo_create(fd, 4096);
 		int64_t t0, one, elapsed;
-		int fence;
+		int fence, other, small_fence;
+		uint32_t small;
 
 		igt_require(primepair_vrender_get_param(fd, VRENDER_PARAM_MAX_COMMANDS) >= 64);
 		for (int i = 0; i < 64; i++)
@@ -194,6 +195,25 @@ igt_main
 		t0 = primepair_now_ns();
 		igt_assert_eq(__primepair_vrender_submit(fd, &submit), 0);
 		fence = submit.out_fence_fd;
+
+		/*
+		 * Another client's small job is not held behind the long one:
+		 * it runs on another engine and is done while the long job is
+		 * still at its commands.
+		 */
+		other = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+		small = primepair_vrender_bo_create(other, BO_SIZE);
+		c[0] = fill_all(small, 0x5a5a5a5a);
+		small_fence = submit_fenced(other, &c[0], 0);
+		igt_assert(primepair_sync_file_wait(small_fence, 5000));
+		igt_assert_eq(primepair_sync_file_status(small_fence), 1);
+		igt_assert_f(primepair_sync_file_status(fence) == 0,
+			     "the long job ended before the small one\n");
+		assert_filled(other, small, 0x5a5a5a5a);
+		close(small_fence);
+		igt_assert_eq(drmCloseBufferHandle(other, small), 0);
+		close(other);
+
 		igt_assert_eq(fence_result(fence), -ETIMEDOUT);
 		elapsed = primepair_now_ns() - t0;
 		igt_info("one command %lld ms; 64 stopped after %lld ms (budget %d ms)\n",
@@ -201,7 +221,6 @@ igt_main
 			 TIMEOUT_MS);
 		/* The budget, and at most the command running when it ended */
 		igt_assert_lte_s64(elapsed, (int64_t)TIMEOUT_MS * 2 * 1000000 + 2 * one);
-		close(fence);
 
 		igt_assert_eq(drmCloseBufferHandle(fd, src), 0);
 		igt_assert_eq(drmCloseBufferHandle(fd, res), 0);
