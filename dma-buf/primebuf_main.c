@@ -163,13 +163,14 @@ void primebuf_device_constraints(struct device *dev,
 				 struct primebuf_constraints *c)
 {
 	struct primebuf_device *pd;
+	size_t max_map;
 
 	mutex_lock(&primebuf_devices_lock);
 	list_for_each_entry(pd, &primebuf_devices, node) {
 		if (pd->dev == dev) {
 			*c = pd->constraints;
 			mutex_unlock(&primebuf_devices_lock);
-			return;
+			goto out;
 		}
 	}
 	mutex_unlock(&primebuf_devices_lock);
@@ -180,6 +181,16 @@ void primebuf_device_constraints(struct device *dev,
 	c->max_segment_size = dma_get_max_seg_size(dev);
 	c->segment_boundary_mask = dma_get_seg_boundary(dev);
 	c->contiguous = false;
+out:
+	/*
+	 * Through bounce buffers (swiotlb=force, confidential guests, a
+	 * device that cannot reach all memory) one segment maps at most
+	 * dma_max_mapping_size(): cut segments to that, whatever the device
+	 * declared, or mapping a large buffer fails.
+	 */
+	max_map = dma_max_mapping_size(dev) & PAGE_MASK;
+	if (max_map && max_map < c->max_segment_size)
+		c->max_segment_size = max_map;
 }
 
 /* ----------------------------------------------------------------------
