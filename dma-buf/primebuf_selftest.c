@@ -2,7 +2,8 @@
 /*
  * primebuf_selftest - what the test suite needs of primebuf and no user
  * does, in a module of its own that is built with the others but never
- * installed: a test importer and the fault injection knobs.
+ * installed: a test importer, a test exporter and the fault injection
+ * knobs.
  *
  * /sys/kernel/debug/primebuf_selftest/test_importer is a DMA device of its
  * own that root can point at any dma-buf fd, for what userspace cannot do
@@ -14,6 +15,11 @@
  *   echo "bench FD N" > test_importer  attach, time the first map and N
  *                                      map/unmap cycles, detach
  *   cat test_importer                  state and the last bench figures
+ *
+ * .../test_exporter exports dma-bufs of any size, page-aligned or not, as
+ * a foreign exporter may: ioctl(fd, PRIMEBUF_SELFTEST_EXPORT, size)
+ * returns a new dma-buf fd of @size bytes (1 to 1 MiB), backed by zeroed,
+ * physically contiguous pages.
  *
  * Fault injection: writing N to fail_alloc, fail_attach, fail_map or
  * fail_vmap (same folder) makes the next N backing allocations,
@@ -29,7 +35,9 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/scatterlist.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -58,6 +66,10 @@ static const char * const primebuf_fail_names[PRIMEBUF_FAIL_COUNT] = {
 };
 
 static struct dentry *primebuf_selftest_dir;
+
+/* ioctl of test_exporter: the size in bytes as argument, a dma-buf fd back */
+#define PRIMEBUF_SELFTEST_EXPORT	_IO('P', 0x01)
+#define PRIMEBUF_SELFTEST_EXPORT_MAX	SZ_1M
 
 static void primebuf_test_release_locked(void)
 {
@@ -224,6 +236,93 @@ static const struct file_operations primebuf_test_fops = {
 	.release = single_release,
 };
 
+/* ----------------------------------------------------------------------
+ * The test exporter
+ */
+
+static struct sg_table *primebuf_export_map(struct dma_buf_attachment *attach,
+					    enum dma_data_direction dir)
+{
+	struct page *pages = attach->dmabuf->priv;
+	struct sg_table *sgt;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	sg_set_page(sgt->sgl, pages, PAGE_ALIGN(attach->dmabuf->size), 0);
+	ret = dma_map_sgtable(attach->dev, sgt, dir, 0);
+	if (ret)
+		goto err_table;
+	return sgt;
+
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void primebuf_export_unmap(struct dma_buf_attachment *attach,
+				  struct sg_table *sgt,
+				  enum dma_data_direction dir)
+{
+	dma_unmap_sgtable(attach->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static void primebuf_export_release(struct dma_buf *dmabuf)
+{
+	__free_pages(dmabuf->priv, get_order(dmabuf->size));
+}
+
+static const struct dma_buf_ops primebuf_export_ops = {
+	.map_dma_buf = primebuf_export_map,
+	.unmap_dma_buf = primebuf_export_unmap,
+	.release = primebuf_export_release,
+};
+
+static long primebuf_export_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long size)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct dma_buf *dmabuf;
+	struct page *pages;
+	int fd;
+
+	if (cmd != PRIMEBUF_SELFTEST_EXPORT)
+		return -ENOTTY;
+	if (!size || size > PRIMEBUF_SELFTEST_EXPORT_MAX)
+		return -EINVAL;
+
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, get_order(size));
+	if (!pages)
+		return -ENOMEM;
+	exp_info.ops = &primebuf_export_ops;
+	exp_info.size = size;
+	exp_info.flags = O_RDWR;
+	exp_info.priv = pages;
+	dmabuf = dma_buf_export(&exp_info);
+	if (IS_ERR(dmabuf)) {
+		__free_pages(pages, get_order(size));
+		return PTR_ERR(dmabuf);
+	}
+	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
+	if (fd < 0)
+		dma_buf_put(dmabuf);
+	return fd;
+}
+
+static const struct file_operations primebuf_export_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = primebuf_export_ioctl,
+	.llseek = noop_llseek,
+};
+
 static int __init primebuf_selftest_init(void)
 {
 	struct platform_device *pdev;
@@ -243,6 +342,8 @@ static int __init primebuf_selftest_init(void)
 	primebuf_selftest_dir = debugfs_create_dir("primebuf_selftest", NULL);
 	debugfs_create_file("test_importer", 0600, primebuf_selftest_dir, NULL,
 			    &primebuf_test_fops);
+	debugfs_create_file("test_exporter", 0600, primebuf_selftest_dir, NULL,
+			    &primebuf_export_fops);
 	for (i = 0; i < PRIMEBUF_FAIL_COUNT; i++)
 		debugfs_create_atomic_t(primebuf_fail_names[i], 0600,
 					primebuf_selftest_dir,
@@ -267,7 +368,7 @@ static void __exit primebuf_selftest_exit(void)
 module_init(primebuf_selftest_init);
 module_exit(primebuf_selftest_exit);
 
-MODULE_DESCRIPTION("primebuf test importer and fault injection, for the test suite only");
+MODULE_DESCRIPTION("primebuf test importer, exporter and fault injection, for the test suite only");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS("DMA_BUF");
 MODULE_IMPORT_NS("PRIMEBUF");
