@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <xf86drm.h>
 
 #include "igt_core.h"
@@ -259,4 +260,24 @@ uint64_t primepair_summary_settle(const char *key, uint64_t expected)
 		v = primepair_summary(key);
 	}
 	return v;
+}
+
+/* ---- primebuf_selftest's exporter ------------------------------------ */
+
+/* The test exporter's one ioctl (dma-buf/primebuf_selftest.c) */
+#define PRIMEBUF_SELFTEST_EXPORT	_IO('P', 0x01)
+
+int primepair_selftest_export(uint64_t size)
+{
+	int fd = open("/sys/kernel/debug/primebuf_selftest/test_exporter",
+		      O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, PRIMEBUF_SELFTEST_EXPORT, (unsigned long)size);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
 }

@@ -157,4 +157,11 @@ bool primepair_kmsg_find(int fd, const char *needle);
  */
 void primepair_reload_module(const char *name, const char *params);
 
+/*
+ * A dma-buf of @size bytes (1 to 1 MiB; need not be a multiple of the page
+ * size) from primebuf_selftest's test exporter, which stands for a foreign
+ * exporter; returns its fd or -errno.
+ */
+int primepair_selftest_export(uint64_t size);
+
 #endif /* PRIMEPAIR_H */

@@ -73,6 +73,25 @@ static int prime_fd2h_closed(struct ctx *c) { return fd2h(c->render, c->closed);
 static int prime_fd2h_devnull(struct ctx *c) { return fd2h(c->render, c->devnull); }
 static int prime_fd2h_drm_fd(struct ctx *c) { return fd2h(c->display, c->render); }
 
+/* Import a foreign exporter's dma-buf of @size bytes */
+static int fd2h_foreign(int fd, uint64_t size)
+{
+	int dmabuf = primepair_selftest_export(size);
+	int ret;
+
+	if (dmabuf < 0)
+		return dmabuf;
+	ret = fd2h(fd, dmabuf);
+	close(dmabuf);
+	return ret;
+}
+
+static int prime_fd2h_unaligned(struct ctx *c) { return fd2h_foreign(c->render, 4096 + 100); }
+static int prime_fd2h_unaligned_small(struct ctx *c) { return fd2h_foreign(c->render, 1); }
+static int prime_fd2h_unaligned_display(struct ctx *c) { return fd2h_foreign(c->display, 3 * 4096 - 4); }
+static int prime_fd2h_aligned(struct ctx *c) { return fd2h_foreign(c->render, 2 * 4096); }
+static int prime_fd2h_aligned_display(struct ctx *c) { return fd2h_foreign(c->display, 4096); }
+
 static int prime_null_arg(struct ctx *c)
 {
 	return err(ioctl(c->render, DRM_IOCTL_PRIME_FD_TO_HANDLE, NULL));
@@ -282,6 +301,11 @@ static const struct row rows[] = {
 	{ "PRIME_FD_TO_HANDLE", "fd that is not a dma-buf", prime_fd2h_devnull, -EINVAL },
 	{ "PRIME_FD_TO_HANDLE", "a DRM fd instead of a dma-buf", prime_fd2h_drm_fd, -EINVAL },
 	{ "PRIME_FD_TO_HANDLE", "NULL argument", prime_null_arg, -EFAULT },
+	{ "PRIME_FD_TO_HANDLE", "foreign dma-buf, 4196 bytes", prime_fd2h_unaligned, -EINVAL },
+	{ "PRIME_FD_TO_HANDLE", "foreign dma-buf, 1 byte", prime_fd2h_unaligned_small, -EINVAL },
+	{ "PRIME_FD_TO_HANDLE", "foreign, 12284 bytes (vdisplay)", prime_fd2h_unaligned_display, -EINVAL },
+	{ "PRIME_FD_TO_HANDLE", "foreign dma-buf, 8192 bytes: ok", prime_fd2h_aligned, 0 },
+	{ "PRIME_FD_TO_HANDLE", "foreign, 4096 bytes (vdisplay): ok", prime_fd2h_aligned_display, 0 },
 	{ "MODE_CREATE_DUMB", "width 0", dumb_width0, -EINVAL },
 	{ "MODE_CREATE_DUMB", "height 0", dumb_height0, -EINVAL },
 	{ "MODE_CREATE_DUMB", "bpp 0", dumb_bpp0, -EINVAL },
