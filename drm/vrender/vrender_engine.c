@@ -481,16 +481,67 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 	}
 }
 
+/*
+ * Stores the pixel value eight bytes at a time.  x86's memset32() is a
+ * "rep stosl", four bytes per step, which emulators and some CPUs run far
+ * slower than plain stores; memset() cannot store a 32-bit pattern.
+ */
 static void vrender_chunk_fill(void *vaddr, size_t len, void *ctx)
 {
-	memset32(vaddr, *(u32 *)ctx, len / 4);
+	u32 value = *(u32 *)ctx;
+	u64 wide = (u64)value << 32 | value;
+	u32 *p32 = vaddr;
+	u64 *p;
+
+	if (len >= 4 && !IS_ALIGNED((unsigned long)p32, 8)) {
+		*p32++ = value;
+		len -= 4;
+	}
+	p = (u64 *)p32;
+	for (; len >= 64; len -= 64, p += 8) {
+		p[0] = wide;
+		p[1] = wide;
+		p[2] = wide;
+		p[3] = wide;
+		p[4] = wide;
+		p[5] = wide;
+		p[6] = wide;
+		p[7] = wide;
+	}
+	for (; len >= 8; len -= 8)
+		*p++ = wide;
+	if (len >= 4)
+		*(u32 *)p = value;
+}
+
+/*
+ * Moves @len bytes (a multiple of 4) in bursts of eight 8-byte words, as
+ * the engine's bus would.  memcpy() is a "rep movsq" on x86 CPUs with
+ * fast strings before 6.2, which emulators run one word per step.
+ */
+static void vrender_burst_copy(u8 *dst, const u8 *src, size_t len)
+{
+	for (; len >= 64; len -= 64, dst += 64, src += 64) {
+		put_unaligned(get_unaligned((const u64 *)src), (u64 *)dst);
+		put_unaligned(get_unaligned((const u64 *)(src + 8)), (u64 *)(dst + 8));
+		put_unaligned(get_unaligned((const u64 *)(src + 16)), (u64 *)(dst + 16));
+		put_unaligned(get_unaligned((const u64 *)(src + 24)), (u64 *)(dst + 24));
+		put_unaligned(get_unaligned((const u64 *)(src + 32)), (u64 *)(dst + 32));
+		put_unaligned(get_unaligned((const u64 *)(src + 40)), (u64 *)(dst + 40));
+		put_unaligned(get_unaligned((const u64 *)(src + 48)), (u64 *)(dst + 48));
+		put_unaligned(get_unaligned((const u64 *)(src + 56)), (u64 *)(dst + 56));
+	}
+	for (; len >= 8; len -= 8, dst += 8, src += 8)
+		put_unaligned(get_unaligned((const u64 *)src), (u64 *)dst);
+	if (len)
+		memcpy(dst, src, len);
 }
 
 static void vrender_chunk_read(void *vaddr, size_t len, void *ctx)
 {
 	u8 **cursor = ctx;
 
-	memcpy(*cursor, vaddr, len);
+	vrender_burst_copy(*cursor, vaddr, len);
 	*cursor += len;
 }
 
@@ -498,7 +549,7 @@ static void vrender_chunk_write(void *vaddr, size_t len, void *ctx)
 {
 	const u8 **cursor = ctx;
 
-	memcpy(vaddr, *cursor, len);
+	vrender_burst_copy(vaddr, *cursor, len);
 	*cursor += len;
 }
 
@@ -548,12 +599,26 @@ static u32 vrender_pattern_pixel(u32 x, u32 y, u32 frame)
 	return 0xff000000 | r << 16 | g << 8 | (check ? 0xff : 0);
 }
 
+/* Rows of @width pixels @pitch bytes apart leave no gap: one run */
+static bool vrender_rows_contiguous(u32 width, u32 pitch)
+{
+	return (u64)width * 4 == pitch;
+}
+
 static void vrender_cmd_fill(struct vrender_job_bo *dst,
 			     const struct drm_vrender_cmd *c)
 {
 	u32 value = c->value;
 	u32 y;
 
+	if (vrender_rows_contiguous(c->width, c->dst_pitch)) {
+		vrender_bo_walk(dst, vrender_pixel_offset(c->dst_offset,
+							  c->dst_pitch, 0,
+							  c->dst_y),
+				(size_t)c->height * c->dst_pitch,
+				vrender_chunk_fill, &value);
+		return;
+	}
 	for (y = 0; y < c->height; y++)
 		vrender_bo_walk(dst, vrender_pixel_offset(c->dst_offset,
 							  c->dst_pitch,

@@ -33,6 +33,13 @@
  * Modules, timers, the driver model
  */
 
+/* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 12)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 /* 6.13: symbol namespaces are string literals ("DMA_BUF"), not bare tokens. */
 #if !PRIMEPAIR_KERNEL_AT_LEAST(6, 13)
 #undef MODULE_IMPORT_NS
