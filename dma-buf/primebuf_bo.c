@@ -345,6 +345,8 @@ static void primebuf_zap_cpu_mappings(struct primebuf_bo *bo)
 			   bo->base.dev->anon_inode->i_mapping);
 }
 
+static void primebuf_drop_vaddr(struct primebuf_bo *bo);
+
 static int primebuf_migrate(struct primebuf_bo *bo,
 			    const struct primebuf_constraints *req)
 {
@@ -364,6 +366,7 @@ static int primebuf_migrate(struct primebuf_bo *bo,
 	list_for_each_entry(pa, &bo->attachments, node)
 		primebuf_attachment_drop_sgt(pa);
 
+	primebuf_drop_vaddr(bo);
 	bo->backing = new;
 	primebuf_backing_free(&old, bo->npages);
 	bo->migrations++;
@@ -767,15 +770,20 @@ int primebuf_bo_vmap_locked(struct primebuf_bo *bo, struct iosys_map *map)
 		return 0;
 	}
 
+	/* A move of the backing drops a kept mapping first. */
 	ret = primebuf_prepare_backing(bo);
 	if (ret)
 		return ret;
 
-	if (bo->backing.placement == PRIMEBUF_PLACEMENT_CONTIG)
+	if (bo->vaddr) {
+		atomic_long_inc(&primebuf_stats.vmap_cache_hits);
+		vaddr = bo->vaddr;
+	} else if (bo->backing.placement == PRIMEBUF_PLACEMENT_CONTIG) {
 		vaddr = bo->backing.contig_vaddr;
-	else
+	} else {
 		vaddr = vmap(bo->backing.pages, bo->npages, VM_MAP,
 			     PAGE_KERNEL);
+	}
 	if (!vaddr)
 		return -ENOMEM;
 
@@ -786,6 +794,11 @@ int primebuf_bo_vmap_locked(struct primebuf_bo *bo, struct iosys_map *map)
 	return 0;
 }
 
+/*
+ * The kernel mapping stays after its last user, so that a framebuffer
+ * flipped to again and again is mapped once; it goes when the backing
+ * moves or is freed.
+ */
 void primebuf_bo_vunmap_locked(struct primebuf_bo *bo)
 {
 	lockdep_assert_held(&bo->lock);
@@ -794,10 +807,17 @@ void primebuf_bo_vunmap_locked(struct primebuf_bo *bo)
 		return;
 	if (--bo->vmap_count)
 		return;
+	atomic_long_dec(&primebuf_stats.vmaps);
+}
+
+/* Drop the kernel mapping kept with no user, before the backing goes. */
+static void primebuf_drop_vaddr(struct primebuf_bo *bo)
+{
+	if (!bo->vaddr || WARN_ON_ONCE(bo->vmap_count))
+		return;
 	if (bo->backing.placement != PRIMEBUF_PLACEMENT_CONTIG)
 		vunmap(bo->vaddr);
 	bo->vaddr = NULL;
-	atomic_long_dec(&primebuf_stats.vmaps);
 }
 
 /*
@@ -913,7 +933,7 @@ static void primebuf_gem_free(struct drm_gem_object *obj)
 			list_del(&pa->node);
 			kfree(pa);
 		}
-		WARN_ON_ONCE(bo->vmap_count);
+		primebuf_drop_vaddr(bo);
 		primebuf_backing_free(&bo->backing, bo->npages);
 		atomic_long_dec(&primebuf_stats.buffers);
 	}

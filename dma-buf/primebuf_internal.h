@@ -24,6 +24,7 @@
  * @migrations: backing moves since load
  * @map_calls: device maps since load
  * @map_cache_hits: maps served from a cached table since load
+ * @vmap_cache_hits: vmaps served from a kept kernel mapping since load
  * @created: buffers created since load
  * @released: buffers released since load
  */
@@ -38,6 +39,7 @@ struct primebuf_stats {
 	atomic_long_t migrations;
 	atomic_long_t map_calls;
 	atomic_long_t map_cache_hits;
+	atomic_long_t vmap_cache_hits;
 	atomic_long_t created;
 	atomic_long_t released;
 };

@@ -356,6 +356,34 @@ static void test_disable_event(struct ctx *c)
 	}
 }
 
+/*
+ * Each flip vmaps the new framebuffer for the composer; flipping between
+ * the same two must reuse their kernel mappings, not map them again.
+ */
+static void test_flip_maps_once(struct ctx *c)
+{
+	struct flip_event ev = {};
+	uint64_t hits;
+	int i;
+
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb[0]), 0);
+	/* Both framebuffers have been mapped once. */
+	igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id, c->fb[1].fb_id,
+				      DRM_MODE_PAGE_FLIP_EVENT, &ev), 0);
+	igt_assert(read_event(c->kms.fd, 1000));
+
+	hits = primepair_summary("vmap_cache_hits");
+	for (i = 0; i < 20; i++) {
+		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
+					      c->fb[i & 1].fb_id,
+					      DRM_MODE_PAGE_FLIP_EVENT, &ev), 0);
+		igt_assert_f(read_event(c->kms.fd, 1000), "flip %d: no event\n", i);
+	}
+	igt_info("20 flips: %llu vmaps from kept mappings\n",
+		 (unsigned long long)(primepair_summary("vmap_cache_hits") - hits));
+	igt_assert_lte_u64(hits + 20, primepair_summary("vmap_cache_hits"));
+}
+
 igt_main
 {
 	struct ctx c = {};
@@ -387,6 +415,9 @@ igt_main
 	igt_describe("Switching the CRTC on: the event comes with its first vblank, stamped after the call");
 	igt_subtest("enable-event")
 		test_enable_event(&c);
+	igt_describe("Flipping back and forth between two framebuffers maps each once, not once per flip");
+	igt_subtest("flip-maps-once")
+		test_flip_maps_once(&c);
 	igt_describe("Switching the CRTC off completes at the end of the frame: the event comes with the next vblank");
 	igt_subtest("disable-event")
 		test_disable_event(&c);

@@ -77,7 +77,8 @@ struct primebuf_backing {
  * @self: the owning device's own attachment, created on its first map
  * @map_count: DMA mappings currently handed out (map without unmap yet)
  * @unmapped: woken when @map_count drops to zero
- * @vaddr: kernel mapping while @vmap_count is non-zero
+ * @vaddr: kernel mapping of the backing; kept after its last user until
+ *	the backing moves or is freed
  * @vmap_count: users of @vaddr
  * @migrations: number of times the backing moved
  * @memcg: memory cgroup of the process that created the buffer, which
