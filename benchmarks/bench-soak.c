@@ -12,8 +12,9 @@
  * vdisplay's first output, one flip per vblank, and samples the kernel's
  * memory every 100 ms.
  *
- * It prints the jobs per second of all clients, pixel mismatches, flips
- * and vblanks missed, the peak of primebuf's backing bytes and of the
+ * It prints the jobs per second of all clients, pixel mismatches, the
+ * slowest job, flips, vblanks missed and the longest gap between two
+ * flips, the peak of primebuf's backing bytes and of the
  * slab's growth over its start, and whether primebuf's live counters are
  * back at zero once every client has exited.
  *
@@ -67,18 +68,19 @@ static void check(int ret, const char *what)
 struct client_result {
 	unsigned long long jobs;
 	unsigned long long mismatches;
+	int64_t longest_ns;	/* the slowest job, SUBMIT to fence */
 	int error;		/* the first failure's errno, 0 if none */
 };
 
 /* One frame's life: create, share, render, check, close. */
 static int client_frame(int card, int render, unsigned long long n,
-			unsigned long long *mismatches)
+			struct client_result *r)
 {
 	struct drm_vrender_cmd cmd;
 	struct pp_fb fb = {};
 	uint32_t imported = 0;
 	int fence = -1, status = 0, ret;
-	int64_t ts;
+	int64_t ts, t0;
 
 	ret = pp_fb_create(card, size, size, DRM_FORMAT_XRGB8888, &fb);
 	if (ret)
@@ -87,11 +89,14 @@ static int client_frame(int card, int render, unsigned long long n,
 	if (ret)
 		goto out;
 	cmd = pp_vrender_pattern(imported, fb.pitch, size, size, (uint32_t)n);
+	t0 = pp_now_ns();
 	ret = pp_vrender_submit(render, &cmd, 1, VRENDER_SUBMIT_OUT_FENCE_FD,
 				&fence);
 	if (ret)
 		goto out;
 	ret = pp_sync_file_wait(fence, 10000);
+	if (pp_now_ns() - t0 > r->longest_ns)
+		r->longest_ns = pp_now_ns() - t0;
 	if (!ret)
 		ret = pp_sync_file_info(fence, &status, &ts);
 	if (!ret && status != 1)
@@ -106,7 +111,7 @@ static int client_frame(int card, int render, unsigned long long n,
 		px = (const uint32_t *)((const char *)fb.map +
 					(size_t)y * fb.pitch) + x;
 		if (*px != pp_pattern_pixel(x, y, (uint32_t)n))
-			(*mismatches)++;
+			r->mismatches++;
 	}
 out:
 	if (fence >= 0)
@@ -128,8 +133,7 @@ static void client(int out_fd, int64_t deadline)
 		r.error = errno;
 	} else {
 		while (pp_now_ns() < deadline) {
-			int ret = client_frame(card, render, r.jobs,
-					       &r.mismatches);
+			int ret = client_frame(card, render, r.jobs, &r);
 
 			if (ret) {
 				r.error = -ret;
@@ -152,6 +156,7 @@ struct display {
 	struct pp_fb fb[2];
 	unsigned int flips, missed, next;
 	unsigned int last_seq;
+	int64_t last_ns, longest_gap_ns;
 	bool pending;
 };
 
@@ -159,10 +164,12 @@ static void flip_done(int fd, unsigned int seq, unsigned int sec,
 		      unsigned int usec, void *data)
 {
 	struct display *d = data;
+	int64_t t = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
 
 	(void)fd;
-	(void)sec;
-	(void)usec;
+	if (d->flips && t - d->last_ns > d->longest_gap_ns)
+		d->longest_gap_ns = t - d->last_ns;
+	d->last_ns = t;
 	if (d->flips && seq > d->last_seq + 1)
 		d->missed += seq - d->last_seq - 1;
 	d->last_seq = seq;
@@ -326,6 +333,8 @@ int main(int argc, char **argv)
 		}
 		total.jobs += r.jobs;
 		total.mismatches += r.mismatches;
+		if (r.longest_ns > total.longest_ns)
+			total.longest_ns = r.longest_ns;
 		if (r.error) {
 			failed++;
 			fprintf(stderr, "bench-soak: a client failed: %s\n",
@@ -341,8 +350,10 @@ int main(int argc, char **argv)
 	printf("  jobs            %llu (%.1f per second), %llu of %llu pixel checks wrong, %u clients failed\n",
 	       total.jobs, (double)total.jobs / seconds, total.mismatches,
 	       (total.jobs + 15) / 16, failed);
-	printf("  flips           %u at %u Hz, vblanks missed %u\n",
-	       d.flips, d.mode.vrefresh, d.missed);
+	printf("  slowest job     %.1f ms from SUBMIT to its fence\n",
+	       total.longest_ns / 1e6);
+	printf("  flips           %u at %u Hz, vblanks missed %u, longest gap %.1f ms\n",
+	       d.flips, d.mode.vrefresh, d.missed, d.longest_gap_ns / 1e6);
 	printf("  peak memory     primebuf backing %llu KiB, slab growth %llu KiB\n",
 	       (unsigned long long)(bytes_peak / 1024),
 	       (unsigned long long)slab_peak);
