@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-compose - guest CPU time a KMS driver's composer spends per frame
+ *
+ * Not a test: run it in the guest and read the figures.  It drives the
+ * first CRTC of a virtual KMS device at 1920x1080 in three scenes:
+ *
+ *   primary    one XRGB8888 plane covering the screen
+ *   planes     the same, an ARGB8888 overlay of 960x540 at half alpha and
+ *              a 64x64 ARGB8888 cursor
+ *   writeback  the primary plane, and a writeback job every frame
+ *
+ * The mode is 1920x1080 at HZ frames per second (15 by default): at 60 a
+ * composer slower than 16.7 ms under emulation would drop frames, and its
+ * time per frame would read as the frame time.  A figure within a tenth
+ * of the frame time is marked as such: run again at a lower HZ (vdisplay
+ * takes 10 and more; vkms any).  vdisplay and vkms compose only when
+ * someone looks: the CRC source is on or a writeback job waits.  The
+ * first two scenes turn the CRC source on and read N CRCs; the third
+ * commits N writeback jobs.  The guest's CPU time (/proc/stat, every CPU,
+ * not idle) over those frames, less that of the same span without
+ * composition (CRC source off; the same commits without writeback),
+ * divided by N, is the composer's time per frame.
+ *
+ *   bench-compose [--device SPEC] [--frames N] [--hz HZ]
+ *
+ * SPEC names the KMS device as for the other tools ("vdisplay", "vkms",
+ * "/dev/dri/card1"); by default the first vdisplay.  No Debian kernel
+ * ships vkms: for the comparison in Documentation/benchmarks.rst it was
+ * built from Debian's linux-source-6.12 outside this repository.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "libprimepair.h"
+
+#define WIDTH	1920
+#define HEIGHT	1080
+
+static const char *device;
+static unsigned int frames = 60;
+static unsigned int hz = 15;
+
+__attribute__((noreturn, format(printf, 1, 2)))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("bench-compose: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void check(int ret, const char *what)
+{
+	if (ret)
+		die("%s: %s", what, strerror(ret < 0 ? -ret : errno));
+}
+
+/* Busy CPU time of the whole guest so far, in ns */
+static int64_t busy_ns(void)
+{
+	unsigned long long v[8] = {};
+	FILE *f = fopen("/proc/stat", "r");
+	int64_t busy;
+
+	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+			 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			 &v[7]) != 8)
+		die("cannot read /proc/stat");
+	fclose(f);
+	/* user nice system [idle iowait] irq softirq steal */
+	busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	return busy * (1000000000 / sysconf(_SC_CLK_TCK));
+}
+
+struct kms {
+	int fd;
+	unsigned int crtc_index;
+	uint32_t crtc, conn, wb_conn;
+	uint32_t primary, overlay, cursor;
+	uint32_t mode_blob;
+	struct pp_fb fb[2], over, curs, wb;
+};
+
+static void add(struct kms *k, drmModeAtomicReqPtr req, uint32_t id,
+		uint32_t type, const char *name, uint64_t value)
+{
+	check(pp_atomic_add(k->fd, req, id, type, name, value), name);
+}
+
+static void add_plane(struct kms *k, drmModeAtomicReqPtr req, uint32_t plane,
+		      const struct pp_fb *fb, uint32_t x, uint32_t y)
+{
+	uint32_t t = DRM_MODE_OBJECT_PLANE;
+
+	add(k, req, plane, t, "FB_ID", fb ? fb->fb_id : 0);
+	add(k, req, plane, t, "CRTC_ID", fb ? k->crtc : 0);
+	if (!fb)
+		return;
+	add(k, req, plane, t, "SRC_X", 0);
+	add(k, req, plane, t, "SRC_Y", 0);
+	add(k, req, plane, t, "SRC_W", (uint64_t)fb->width << 16);
+	add(k, req, plane, t, "SRC_H", (uint64_t)fb->height << 16);
+	add(k, req, plane, t, "CRTC_X", x);
+	add(k, req, plane, t, "CRTC_Y", y);
+	add(k, req, plane, t, "CRTC_W", fb->width);
+	add(k, req, plane, t, "CRTC_H", fb->height);
+}
+
+static void find_planes(struct kms *k)
+{
+	drmModePlaneRes *res = drmModeGetPlaneResources(k->fd);
+
+	if (!res)
+		die("plane resources: %s", strerror(errno));
+	for (uint32_t i = 0; i < res->count_planes; i++) {
+		drmModePlane *p = drmModeGetPlane(k->fd, res->planes[i]);
+		uint64_t type;
+
+		if (!p)
+			continue;
+		if ((p->possible_crtcs & (1u << k->crtc_index)) &&
+		    !pp_prop_value(k->fd, p->plane_id, DRM_MODE_OBJECT_PLANE,
+				   "type", &type)) {
+			if (type == DRM_PLANE_TYPE_PRIMARY && !k->primary)
+				k->primary = p->plane_id;
+			else if (type == DRM_PLANE_TYPE_OVERLAY && !k->overlay)
+				k->overlay = p->plane_id;
+			else if (type == DRM_PLANE_TYPE_CURSOR && !k->cursor)
+				k->cursor = p->plane_id;
+		}
+		drmModeFreePlane(p);
+	}
+	drmModeFreePlaneResources(res);
+	if (!k->primary)
+		die("no primary plane on the first CRTC");
+}
+
+static void fill(struct kms *k, struct pp_fb *fb, uint32_t alpha, uint32_t seed)
+{
+	check(pp_fb_map(k->fd, fb), "mmap");
+	for (uint32_t y = 0; y < fb->height; y++) {
+		uint32_t *row = (uint32_t *)((char *)fb->map + (size_t)y * fb->pitch);
+
+		for (uint32_t x = 0; x < fb->width; x++)
+			row[x] = alpha << 24 | ((x * seed) & 0xff) << 16 |
+				 ((y + seed) & 0xff) << 8 | ((x ^ y) & 0xff);
+	}
+}
+
+static void new_fb(struct kms *k, struct pp_fb *fb, uint32_t w, uint32_t h,
+		   uint32_t format, uint32_t alpha, uint32_t seed)
+{
+	check(pp_fb_create(k->fd, w, h, format, fb), "dumb buffer");
+	fill(k, fb, alpha, seed);
+	check(pp_fb_add(k->fd, fb), "AddFB2");
+}
+
+static void kms_open(struct kms *k)
+{
+	drmModeRes *res;
+	drmModeModeInfo *mode = NULL;
+
+	k->fd = pp_open_device(device, "vdisplay", false);
+	if (k->fd < 0)
+		die("no device '%s': %s", device ? device : "vdisplay",
+		    strerror(errno));
+	check(drmSetClientCap(k->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1),
+	      "universal planes");
+	check(drmSetClientCap(k->fd, DRM_CLIENT_CAP_ATOMIC, 1), "atomic");
+	check(drmSetClientCap(k->fd, DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1),
+	      "writeback connectors");
+	res = drmModeGetResources(k->fd);
+	if (!res || !res->count_crtcs)
+		die("no CRTC");
+	k->crtc_index = 0;
+	k->crtc = res->crtcs[0];
+	for (int i = 0; i < res->count_connectors; i++) {
+		drmModeConnector *c = drmModeGetConnector(k->fd,
+							  res->connectors[i]);
+
+		if (!c)
+			continue;
+		if (c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK) {
+			if (!k->wb_conn)
+				k->wb_conn = c->connector_id;
+		} else if (!k->conn && c->connection == DRM_MODE_CONNECTED) {
+			for (int m = 0; m < c->count_modes && !mode; m++)
+				if (c->modes[m].hdisplay == WIDTH &&
+				    c->modes[m].vdisplay == HEIGHT) {
+					mode = malloc(sizeof(*mode));
+					if (!mode)
+						die("out of memory");
+					*mode = c->modes[m];
+					k->conn = c->connector_id;
+					/* the same timings, slower clock */
+					mode->clock = (uint32_t)((uint64_t)mode->htotal *
+						mode->vtotal * hz / 1000);
+					mode->vrefresh = hz;
+					mode->type = DRM_MODE_TYPE_USERDEF;
+					snprintf(mode->name, sizeof(mode->name),
+						 "%ux%u@%u", WIDTH, HEIGHT, hz);
+				}
+		}
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	if (!mode)
+		die("no connected connector with a %ux%u mode", WIDTH, HEIGHT);
+	check(drmModeCreatePropertyBlob(k->fd, mode, sizeof(*mode),
+					&k->mode_blob), "mode blob");
+	free(mode);
+	find_planes(k);
+
+	new_fb(k, &k->fb[0], WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0xff, 3);
+	new_fb(k, &k->fb[1], WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0xff, 5);
+	if (k->overlay)
+		new_fb(k, &k->over, WIDTH / 2, HEIGHT / 2, DRM_FORMAT_ARGB8888,
+		       0x80, 7);
+	if (k->cursor)
+		new_fb(k, &k->curs, 64, 64, DRM_FORMAT_ARGB8888, 0xc0, 11);
+	if (k->wb_conn)
+		new_fb(k, &k->wb, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0xff, 1);
+}
+
+/* Show @fb on the primary plane, and the overlay and cursor if @planes */
+static void commit_scene(struct kms *k, const struct pp_fb *fb, bool planes)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+	if (!req)
+		die("out of memory");
+	add(k, req, k->conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", k->crtc);
+	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "MODE_ID", k->mode_blob);
+	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	add_plane(k, req, k->primary, fb, 0, 0);
+	if (k->overlay)
+		add_plane(k, req, k->overlay, planes ? &k->over : NULL,
+			  WIDTH / 4, HEIGHT / 4);
+	if (k->cursor)
+		add_plane(k, req, k->cursor, planes ? &k->curs : NULL, 100, 100);
+	check(drmModeAtomicCommit(k->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
+				  NULL), "modeset");
+	drmModeAtomicFree(req);
+}
+
+/* Busy ns per frame while @frames CRCs are read */
+static double crc_busy_per_frame(struct kms *k, double *seconds)
+{
+	char path[256], line[128];
+	int64_t t0, b0;
+	FILE *data;
+	int fd;
+
+	check(pp_dri_debugfs_path(k->fd, "crtc-0/crc/control", path,
+				  sizeof(path)), "debugfs path");
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "auto", 4) != 4)
+		die("%s: %s", path, strerror(errno));
+	close(fd);
+	check(pp_dri_debugfs_path(k->fd, "crtc-0/crc/data", path,
+				  sizeof(path)), "debugfs path");
+	data = fopen(path, "r");
+	if (!data)
+		die("%s: %s", path, strerror(errno));
+	/* The first few frames start the pipeline up */
+	for (int i = 0; i < 5; i++)
+		if (!fgets(line, sizeof(line), data))
+			die("reading CRCs: %s", strerror(errno));
+	t0 = pp_now_ns();
+	b0 = busy_ns();
+	for (unsigned int i = 0; i < frames; i++)
+		if (!fgets(line, sizeof(line), data))
+			die("reading CRCs: %s", strerror(errno));
+	*seconds = (pp_now_ns() - t0) / 1e9;
+	b0 = busy_ns() - b0;
+	fclose(data);
+	return (double)b0 / frames;
+}
+
+/* Busy ns per second of the guest with nothing composed */
+static double idle_busy_per_second(double seconds)
+{
+	int64_t t0 = pp_now_ns(), b0 = busy_ns();
+
+	usleep((useconds_t)(seconds * 1e6));
+	return (busy_ns() - b0) / ((pp_now_ns() - t0) / 1e9);
+}
+
+static double scene_crc(struct kms *k, bool planes)
+{
+	double secs, per_frame, idle;
+
+	commit_scene(k, &k->fb[0], planes);
+	per_frame = crc_busy_per_frame(k, &secs);
+	idle = idle_busy_per_second(secs);
+	return per_frame - idle * secs / frames;
+}
+
+static void print_scene(const char *what, double ns)
+{
+	bool saturated = ns > 0.9e9 / hz;
+
+	printf("  %-18s %7.2f ms%s\n", what, ns / 1e6,
+	       saturated ? "  (near the frame time: the composer is the limit)" : "");
+}
+
+/*
+ * Busy ns per frame of @frames blocking commits, with writeback or not;
+ * a negative errno if the driver refuses the commit.
+ */
+static double commits_busy_per_frame(struct kms *k, bool writeback)
+{
+	int64_t b0 = busy_ns();
+
+	for (unsigned int i = 0; i < frames; i++) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		int fence = -1;
+
+		if (!req)
+			die("out of memory");
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "FB_ID",
+		    k->fb[i & 1].fb_id);
+		if (writeback) {
+			add(k, req, k->wb_conn, DRM_MODE_OBJECT_CONNECTOR,
+			    "CRTC_ID", k->crtc);
+			add(k, req, k->wb_conn, DRM_MODE_OBJECT_CONNECTOR,
+			    "WRITEBACK_FB_ID", k->wb.fb_id);
+			add(k, req, k->wb_conn, DRM_MODE_OBJECT_CONNECTOR,
+			    "WRITEBACK_OUT_FENCE_PTR",
+			    (uint64_t)(uintptr_t)&fence);
+		}
+		/* the first writeback job also adds the connector */
+		if (drmModeAtomicCommit(k->fd, req,
+					DRM_MODE_ATOMIC_ALLOW_MODESET, NULL)) {
+			int err = -errno;
+
+			drmModeAtomicFree(req);
+			return err;
+		}
+		drmModeAtomicFree(req);
+		if (writeback) {
+			check(pp_sync_file_wait(fence, 1000), "writeback fence");
+			close(fence);
+		}
+	}
+	return (double)(busy_ns() - b0) / frames;
+}
+
+static double scene_writeback(struct kms *k)
+{
+	double with, without;
+
+	commit_scene(k, &k->fb[0], false);
+	without = commits_busy_per_frame(k, false);
+	with = commits_busy_per_frame(k, true);
+	return without < 0 ? without : with < 0 ? with : with - without;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "hz", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'f':
+			frames = strtoul(optarg, NULL, 0);
+			if (frames < 10 || frames > 10000)
+				die("--frames takes 10 to 10000");
+			break;
+		case 'z':
+			hz = strtoul(optarg, NULL, 0);
+			if (hz < 1 || hz > 120)
+				die("--hz takes 1 to 120");
+			break;
+		case 'h':
+			puts("usage: bench-compose [--device SPEC] [--frames N] [--hz HZ]");
+			exit(0);
+		default:
+			die("usage: bench-compose [--device SPEC] [--frames N] [--hz HZ]");
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct kms k = {};
+	char name[64] = "?";
+	drmVersionPtr v;
+
+	parse_args(argc, argv);
+	kms_open(&k);
+	v = drmGetVersion(k.fd);
+	if (v) {
+		snprintf(name, sizeof(name), "%s", v->name);
+		drmFreeVersion(v);
+	}
+
+	printf("%s: composer time per %ux%u frame, %u frames at %u Hz per scene\n",
+	       name, WIDTH, HEIGHT, frames, hz);
+	print_scene("primary", scene_crc(&k, false));
+	if (k.overlay && k.cursor)
+		print_scene("+ overlay, cursor", scene_crc(&k, true));
+	else
+		printf("  + overlay, cursor  (no overlay or cursor plane)\n");
+	if (k.wb_conn) {
+		double wb = scene_writeback(&k);
+
+		if (wb < 0)
+			printf("  writeback          (commit refused: %s)\n",
+			       strerror((int)-wb));
+		else
+			print_scene("writeback", wb);
+	} else {
+		printf("  writeback          (no writeback connector)\n");
+	}
+
+	for (int i = 0; i < 2; i++)
+		pp_fb_destroy(k.fd, &k.fb[i]);
+	pp_fb_destroy(k.fd, &k.over);
+	pp_fb_destroy(k.fd, &k.curs);
+	pp_fb_destroy(k.fd, &k.wb);
+	close(k.fd);
+	return 0;
+}
