@@ -9,8 +9,8 @@
 #   make demo             the demo in QEMU, every kernel, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
 #   make bench            every benchmark, one QEMU boot per kernel
-#   make check-debug      the suite on a KASAN/lockdep/kmemleak build of the
-#                         oldest kernel of tools/kernels (6.1)
+#   make check-debug      the suite on KASAN/lockdep/kmemleak builds of the
+#                         6.1 and 6.12 series of tools/kernels
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
