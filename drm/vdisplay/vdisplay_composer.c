@@ -243,12 +243,18 @@ static void vdisplay_wb_signal_done(struct vdisplay_output *out,
  * the composer can tell of what they showed.  A gap longer than the core's
  * CRC queue would only overflow it, so then only @seq is reported.
  */
-static void vdisplay_crc_report(struct vdisplay_output *out, u64 seq, u32 crc)
+static void vdisplay_crc_report(struct vdisplay_output *out, u64 seq, u32 crc,
+				u32 gen)
 {
 	u64 frame = seq;
 
 	spin_lock_irq(&out->frame_lock);
-	if (out->crc_seq_valid && seq <= out->crc_seq) {
+	/*
+	 * Composed for a reader who has gone since: the source was switched
+	 * off and on while this frame was blended.
+	 */
+	if (gen != out->crc_gen || !out->crc_enabled ||
+	    (out->crc_seq_valid && seq <= out->crc_seq)) {
 		spin_unlock_irq(&out->frame_lock);
 		return;
 	}
@@ -269,12 +275,13 @@ void vdisplay_compose_work(struct work_struct *work)
 	struct vdisplay_wb_target *wb;
 	LIST_HEAD(done);
 	bool crc_enabled;
-	u32 crc = 0;
+	u32 crc = 0, gen;
 	u64 seq;
 
 	spin_lock_irq(&out->frame_lock);
 	seq = out->frame_seq;
 	crc_enabled = out->crc_enabled;
+	gen = out->crc_gen;
 	spin_unlock_irq(&out->frame_lock);
 
 	mutex_lock(&out->compose_lock);
@@ -310,7 +317,7 @@ void vdisplay_compose_work(struct work_struct *work)
 
 	vdisplay_wb_signal_done(out, &done);
 	if (crc_enabled)
-		vdisplay_crc_report(out, seq, crc);
+		vdisplay_crc_report(out, seq, crc, gen);
 }
 
 static void vdisplay_layer_from_state(struct vdisplay_layer *l,
@@ -539,6 +546,8 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 	spin_lock_irq(&out->frame_lock);
 	out->crc_enabled = enabled;
 	out->crc_seq_valid = false;
+	if (enabled)
+		out->crc_gen++;
 	if (enabled)
 		out->frame_seq = max(out->frame_seq, drm_crtc_vblank_count(crtc));
 	spin_unlock_irq(&out->frame_lock);

@@ -198,10 +198,12 @@ struct vdisplay_frame {
  *	this is false (written under DRM core's vblank_time_lock)
  * @connected: state the connector reports, set through debugfs
  * @compose_work: composes one frame, queued by the timer
- * @frame_lock: protects @frame_seq, @crc_enabled, @crc_seq and
+ * @frame_lock: protects @frame_seq, @crc_enabled, @crc_gen, @crc_seq and
  *	@crc_seq_valid, written by the timer, by debugfs and by the worker
  * @frame_seq: vblank sequence of the last vblank
  * @crc_enabled: CRC source "auto" is selected
+ * @crc_gen: counts the times the CRC source was switched on; a frame
+ *	composed before the latest switch is not reported
  * @crc_seq: vblank sequence of the last CRC reported
  * @crc_seq_valid: @crc_seq is set, since the CRC source was last switched
  * @compose_lock: protects @frame, @wb_pending, @image and @image_size;
@@ -232,6 +234,7 @@ struct vdisplay_output {
 	spinlock_t frame_lock;	/* see the kernel-doc above */
 	u64 frame_seq;
 	bool crc_enabled;
+	u32 crc_gen;
 	u64 crc_seq;
 	bool crc_seq_valid;
 

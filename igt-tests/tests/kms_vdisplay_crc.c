@@ -149,7 +149,7 @@ static void test_crc_on_open(struct primepair_kms *kms,
 	primepair_fb_fill_random(&fb, 6);
 	igt_assert_eq(primepair_modeset(kms, o, &fb), 0);
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 20; i++) {
 		primepair_wait_vblank(kms, o);
 		igt_assert_eq(drmCrtcGetSequence(kms->fd, o->crtc_id, &before,
 						 NULL), 0);
