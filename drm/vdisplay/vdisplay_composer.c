@@ -41,6 +41,7 @@
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_debugfs_crc.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_rect.h>
 #include <drm/drm_vblank.h>
 
 #include "vdisplay_drv.h"
@@ -86,6 +87,35 @@ static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
 }
 
 /*
+ * Row @j of a rotated or reflected layer: its pixels are a line across
+ * the framebuffer in any of four directions, read one at a time.
+ */
+static void vdisplay_read_rotated(u32 *dst, const struct vdisplay_layer *l,
+				  int j, unsigned int n)
+{
+	int x = l->ox + j * l->jx, y = l->oy + j * l->jy;
+	unsigned int i;
+
+	for (i = 0; i < n; i++, x += l->ix, y += l->iy)
+		l->fmt->read_row(&dst[i], (const u8 *)l->vaddr +
+				 (size_t)y * l->pitch + (size_t)x * l->fmt->cpp,
+				 1);
+}
+
+/* Row @j of the layer, converted to ARGB8888 at @dst */
+static void vdisplay_read_layer_row(u32 *dst, const struct vdisplay_layer *l,
+				    int j, unsigned int n)
+{
+	if (l->rotated) {
+		vdisplay_read_rotated(dst, l, j, n);
+		return;
+	}
+	l->fmt->read_row(dst, (const u8 *)l->vaddr +
+			 (size_t)(l->src.y1 + j) * l->pitch +
+			 (size_t)l->src.x1 * l->fmt->cpp, n);
+}
+
+/*
  * Each row of the layer is converted by its format's reader into @line,
  * then blended; an opaque layer's reader writes straight into the image.
  */
@@ -99,16 +129,13 @@ static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
 	int y;
 
 	for (y = l->dst.y1; y < l->dst.y2; y++) {
-		const u8 *src = (const u8 *)l->vaddr +
-			(size_t)(l->src.y1 + y - l->dst.y1) * l->pitch +
-			(size_t)l->src.x1 * l->fmt->cpp;
 		u32 *row = image + (size_t)y * width + l->dst.x1;
 
 		if (copy) {
-			l->fmt->read_row(row, src, n);
+			vdisplay_read_layer_row(row, l, y - l->dst.y1, n);
 			continue;
 		}
-		l->fmt->read_row(line, src, n);
+		vdisplay_read_layer_row(line, l, y - l->dst.y1, n);
 		for (i = 0; i < n; i++) {
 			u32 px = line[i];
 
@@ -320,6 +347,39 @@ void vdisplay_compose_work(struct work_struct *work)
 		vdisplay_crc_report(out, seq, crc, gen);
 }
 
+/*
+ * The atomic check clipped the source in the plane's rotated view of the
+ * framebuffer (drm_rect_rotate()); step through that view and take each
+ * pixel back to the framebuffer with the core's own inverse, so that the
+ * composer means by each rotation and reflection what the core does.  The
+ * map is affine: three points give it.
+ */
+static void vdisplay_layer_rotation(struct vdisplay_layer *l,
+				    const struct drm_plane_state *state)
+{
+	unsigned int rotation = state->rotation;
+	int w = state->fb->width, h = state->fb->height;
+	struct drm_rect view = l->src, p;
+
+	l->rotated = rotation != DRM_MODE_ROTATE_0;
+	if (!l->rotated)
+		return;
+	drm_rect_rotate(&view, w, h, rotation);
+
+	p = DRM_RECT_INIT(view.x1, view.y1, 1, 1);
+	drm_rect_rotate_inv(&p, w, h, rotation);
+	l->ox = p.x1;
+	l->oy = p.y1;
+	p = DRM_RECT_INIT(view.x1 + 1, view.y1, 1, 1);
+	drm_rect_rotate_inv(&p, w, h, rotation);
+	l->ix = p.x1 - l->ox;
+	l->iy = p.y1 - l->oy;
+	p = DRM_RECT_INIT(view.x1, view.y1 + 1, 1, 1);
+	drm_rect_rotate_inv(&p, w, h, rotation);
+	l->jx = p.x1 - l->ox;
+	l->jy = p.y1 - l->oy;
+}
+
 static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 				      struct drm_plane_state *state)
 {
@@ -335,6 +395,7 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	l->dst = state->dst;
 	l->alpha = state->alpha;
 	l->blend = state->pixel_blend_mode;
+	vdisplay_layer_rotation(l, state);
 }
 
 /* The atomic check let through only LUTs of VDISPLAY_GAMMA_SIZE entries. */

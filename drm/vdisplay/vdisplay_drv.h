@@ -124,6 +124,15 @@ struct vdisplay_wb_format {
  * @dst: destination rectangle on the CRTC, clipped to it
  * @alpha: plane alpha, 0 (transparent) to 0xffff (opaque)
  * @blend: DRM_MODE_BLEND_* of the plane
+ * @rotated: the plane is rotated or reflected; then the framebuffer pixel
+ *	shown at (@dst.x1 + i, @dst.y1 + j) is (@ox + i * @ix + j * @jx,
+ *	@oy + i * @iy + j * @jy)
+ * @ox: see @rotated
+ * @oy: see @rotated
+ * @ix: see @rotated
+ * @iy: see @rotated
+ * @jx: see @rotated
+ * @jy: see @rotated
  */
 struct vdisplay_layer {
 	const void *vaddr;
@@ -133,6 +142,8 @@ struct vdisplay_layer {
 	struct drm_rect dst;
 	u16 alpha;
 	u16 blend;
+	bool rotated;
+	int ox, oy, ix, iy, jx, jy;
 };
 
 /**

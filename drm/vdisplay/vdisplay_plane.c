@@ -347,6 +347,7 @@ static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 	cur_state->src_h = new_state->src_h;
 	cur_state->src = new_state->src;
 	cur_state->dst = new_state->dst;
+	cur_state->rotation = new_state->rotation;
 	cur_state->visible = new_state->visible;
 	cur_state->normalized_zpos = new_state->normalized_zpos;
 	/* Shown or hidden: the current CRTC state lists its planes. */
@@ -382,6 +383,12 @@ static int vdisplay_plane_add_properties(struct vdisplay_device *vd,
 		return ret;
 
 	ret = drm_plane_create_alpha_property(plane);
+	if (ret)
+		return ret;
+
+	ret = drm_plane_create_rotation_property(plane, DRM_MODE_ROTATE_0,
+						 DRM_MODE_ROTATE_MASK |
+						 DRM_MODE_REFLECT_MASK);
 	if (ret)
 		return ret;
 

@@ -138,6 +138,7 @@ static void test_atomic(struct primepair_kms *kms)
 	uint32_t fb_id = primepair_prop_id(kms->fd, o->primary, P, "FB_ID");
 	uint32_t active = primepair_prop_id(kms->fd, o->crtc_id, C, "ACTIVE");
 	uint32_t type = primepair_prop_id(kms->fd, o->primary, P, "type");
+	uint32_t rotation = primepair_prop_id(kms->fd, o->primary, P, "rotation");
 	uint64_t max_zpos = kms->outputs[0].noverlays + (o->cursor ? 1 : 0);
 	struct primepair_fb fb;
 
@@ -158,6 +159,17 @@ static void test_atomic(struct primepair_kms *kms)
 	 * an invalid value, -EINVAL (not -ENOENT as for ADDFB2's handles)
 	 */
 	igt_assert_eq(commit_one(kms, o->primary, fb_id, 0xdead, 0), -EINVAL);
+	/*
+	 * rotation: no rotation bit, two of them, a bit past REFLECT_Y, and
+	 * a quarter turn of a full-screen primary, which no longer fits the
+	 * framebuffer it shows (-ERANGE from the plane check)
+	 */
+	igt_assert_eq(commit_one(kms, o->primary, rotation, 0, 0), -EINVAL);
+	igt_assert_eq(commit_one(kms, o->primary, rotation, 0x6, 0), -EINVAL);
+	igt_assert_eq(commit_one(kms, o->primary, rotation, 0x41, 0), -EINVAL);
+	if (o->mode.hdisplay != o->mode.vdisplay)
+		igt_assert_eq(commit_one(kms, o->primary, rotation, 0x2, 0),
+			      -ERANGE);
 	/* drm_mode_atomic_ioctl(): unknown flags */
 	igt_assert_eq(commit_one(kms, o->primary, alpha, 0xffff, 0x80000000),
 		      -EINVAL);
@@ -174,6 +186,7 @@ static void test_atomic(struct primepair_kms *kms)
 	/* still on, still the same */
 	igt_assert_eq(primepair_prop_value(kms->fd, o->crtc_id, C, "ACTIVE"), 1);
 	igt_assert_eq(primepair_prop_value(kms->fd, o->primary, P, "alpha"), 0xffff);
+	igt_assert_eq(primepair_prop_value(kms->fd, o->primary, P, "rotation"), 1);
 
 	primepair_disable_all(kms);
 	primepair_fb_destroy(kms->fd, &fb);

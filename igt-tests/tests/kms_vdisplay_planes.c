@@ -704,6 +704,183 @@ static void test_primary_off(struct ctx *c)
 	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
+/* The "rotation" property's bits (DRM_MODE_ROTATE_*, DRM_MODE_REFLECT_*) */
+#define ROT_0		(1u << 0)
+#define ROT_90		(1u << 1)
+#define ROT_180		(1u << 2)
+#define ROT_270		(1u << 3)
+#define REFLECT_X	(1u << 4)
+#define REFLECT_Y	(1u << 5)
+
+/*
+ * Where pixel (x, y) of a @w x @h framebuffer lands in the plane's
+ * rotated view: reflections first, then the counter-clockwise rotation,
+ * as the "rotation" property is documented.
+ */
+static void rotate_point(uint32_t rot, int w, int h, int x, int y,
+			 int *rx, int *ry)
+{
+	if (rot & REFLECT_X)
+		x = w - 1 - x;
+	if (rot & REFLECT_Y)
+		y = h - 1 - y;
+	if (rot & ROT_90) {
+		*rx = y;
+		*ry = w - 1 - x;
+	} else if (rot & ROT_180) {
+		*rx = w - 1 - x;
+		*ry = h - 1 - y;
+	} else if (rot & ROT_270) {
+		*rx = h - 1 - y;
+		*ry = x;
+	} else {
+		*rx = x;
+		*ry = y;
+	}
+}
+
+/*
+ * Show the @sw x @sh rectangle at (@sx, @sy) of @fb on @plane at (@x, @y),
+ * rotated by @rot (its size on the CRTC swaps for 90 and 270), and draw
+ * the same into the reference: each source pixel goes to where
+ * rotate_point() sends it, relative to the rotated rectangle's corner.
+ */
+static void show_rotated(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
+			 int x, int y, int sx, int sy, int sw, int sh,
+			 uint32_t rot)
+{
+	bool swap = rot & (ROT_90 | ROT_270);
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	const uint32_t t = DRM_MODE_OBJECT_PLANE;
+	int minx = INT32_MAX, miny = INT32_MAX, rx, ry;
+
+	primepair_add(c->kms.fd, req, plane, t, "FB_ID", fb->fb_id);
+	primepair_add(c->kms.fd, req, plane, t, "CRTC_ID", c->o->crtc_id);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_X", (uint64_t)sx << 16);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_Y", (uint64_t)sy << 16);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_W", (uint64_t)sw << 16);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_H", (uint64_t)sh << 16);
+	primepair_add(c->kms.fd, req, plane, t, "CRTC_X", x);
+	primepair_add(c->kms.fd, req, plane, t, "CRTC_Y", y);
+	primepair_add(c->kms.fd, req, plane, t, "CRTC_W", swap ? sh : sw);
+	primepair_add(c->kms.fd, req, plane, t, "CRTC_H", swap ? sw : sh);
+	primepair_add(c->kms.fd, req, plane, t, "rotation", rot);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+
+	for (int j = sy; j < sy + sh; j++)
+		for (int i = sx; i < sx + sw; i++) {
+			rotate_point(rot, fb->width, fb->height, i, j, &rx, &ry);
+			minx = rx < minx ? rx : minx;
+			miny = ry < miny ? ry : miny;
+		}
+	for (int j = sy; j < sy + sh; j++)
+		for (int i = sx; i < sx + sw; i++) {
+			const uint8_t *p = (const uint8_t *)fb->map +
+				(size_t)j * fb->pitch + (size_t)i * 4;
+
+			rotate_point(rot, fb->width, fb->height, i, j, &rx, &ry);
+			c->ref[(size_t)(y + ry - miny) * c->w + x + rx - minx] =
+				primepair_read_pixel(p, DRM_FORMAT_XRGB8888) |
+				0xff000000u;
+		}
+}
+
+/*
+ * Every rotation with every reflection on an overlay showing part of its
+ * framebuffer, then a few on the cursor and on a full-screen primary.
+ */
+static void test_rotation(struct ctx *c)
+{
+	static const uint32_t rots[] = { ROT_0, ROT_90, ROT_180, ROT_270 };
+	static const uint32_t refl[] = { 0, REFLECT_X, REFLECT_Y,
+					 REFLECT_X | REFLECT_Y };
+	struct primepair_fb fb, cur, tall;
+	uint64_t supported;
+
+	igt_require(c->o->noverlays > 0 && c->o->cursor);
+	supported = 0;
+	{
+		uint32_t id = primepair_prop_id(c->kms.fd, c->o->overlays[0],
+						DRM_MODE_OBJECT_PLANE, "rotation");
+		drmModePropertyRes *pr = drmModeGetProperty(c->kms.fd, id);
+
+		igt_assert(pr);
+		for (int i = 0; i < pr->count_enums; i++)
+			supported |= 1ull << pr->enums[i].value;
+		drmModeFreeProperty(pr);
+	}
+	igt_assert_eq_u64(supported, 0x3f);
+
+	primepair_fb_fill_random(&c->bg, 11);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_create(c->kms.fd, 120, 80, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 12);
+
+	for (unsigned int r = 0; r < ARRAY_SIZE(rots); r++)
+		for (unsigned int f = 0; f < ARRAY_SIZE(refl); f++) {
+			igt_debug("overlay rotation 0x%x\n", rots[r] | refl[f]);
+			ref_clear(c);
+			primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0,
+					    c->w, c->h, 0xffff,
+					    PRIMEPAIR_BLEND_PREMULTI);
+			show_rotated(c, c->o->overlays[0], &fb, 41, 23, 13, 7, 70,
+				     50, rots[r] | refl[f]);
+			check(c, 0);
+		}
+
+	/* The overlay off again, the cursor rotated over the background */
+	primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_XRGB8888, &cur);
+	primepair_fb_fill_random(&cur, 13);
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+		primepair_add_plane_off(c->kms.fd, req, c->o->overlays[0]);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+		drmModeAtomicFree(req);
+	}
+	for (unsigned int r = 0; r < ARRAY_SIZE(rots); r++) {
+		ref_clear(c);
+		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0,
+				    c->w, c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		show_rotated(c, c->o->cursor, &cur, 100, 60, 0, 0, 64, 64,
+			     rots[r] | (r & 1 ? REFLECT_X : 0));
+		check(c, 0);
+	}
+
+	/* A primary plane turned a quarter: its framebuffer is h x w */
+	primepair_fb_create(c->kms.fd, c->h, c->w, DRM_FORMAT_XRGB8888, &tall);
+	primepair_fb_fill_random(&tall, 14);
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+		primepair_add_plane_off(c->kms.fd, req, c->o->cursor);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+		drmModeAtomicFree(req);
+	}
+	ref_clear(c);
+	show_rotated(c, c->o->primary, &tall, 0, 0, 0, 0, c->h, c->w,
+		     ROT_270 | REFLECT_Y);
+	check(c, 0);
+
+	/* The next subtests expect planes the right way up. */
+	primepair_disable_all(&c->kms);
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		const uint32_t planes[] = { c->o->primary, c->o->overlays[0],
+					    c->o->cursor };
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(planes); i++)
+			primepair_add(c->kms.fd, req, planes[i],
+				      DRM_MODE_OBJECT_PLANE, "rotation", ROT_0);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+		drmModeAtomicFree(req);
+	}
+	primepair_fb_destroy(c->kms.fd, &tall);
+	primepair_fb_destroy(c->kms.fd, &cur);
+	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
 igt_main
 {
 	struct ctx c = {};
@@ -757,6 +934,11 @@ igt_main
 	igt_subtest("damage-clips") {
 		ctx_reset(&c);
 		test_damage_clips(&c);
+	}
+	igt_describe("Planes rotate by 0, 90, 180 and 270 degrees and reflect in x and y, as the rotation property documents");
+	igt_subtest("rotation") {
+		ctx_reset(&c);
+		test_rotation(&c);
 	}
 	igt_subtest("zpos") {
 		ctx_reset(&c);
