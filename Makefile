@@ -45,7 +45,7 @@ USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter 
 	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
 	$(shell pkg-config --cflags libdrm)
 TEST_CFLAGS := $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
-USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread
+USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread -lm
 # Header dependencies, kept out of build/bin and named after the source,
 # so that those of a source that moved or went away are not read.
 DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$<).d

@@ -164,6 +164,49 @@ static void vdisplay_apply_gamma(u32 *image, size_t npixels,
 	}
 }
 
+/* A 16-bit channel value (0xffff is 1.0) to 8 bits, rounded */
+static inline u32 vdisplay_16_to_8(u32 v)
+{
+	return (v * 255 + 0x7fff) / 0xffff;
+}
+
+/*
+ * The CRTC's colour pipeline before its gamma LUT: the DEGAMMA_LUT takes
+ * each 8-bit channel to 16 bits (without one, v * 0x101 keeps the value
+ * exact), the CTM mixes the three at 16 bits, rounded and clamped to
+ * [0, 1], and the result goes back to 8 bits, rounded, for the gamma LUT.
+ */
+static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
+				       const struct vdisplay_frame *f)
+{
+	size_t i;
+
+	for (i = 0; i < npixels; i++) {
+		u32 px = image[i], in[3], out = 0xff000000;
+		unsigned int c;
+
+		for (c = 0; c < 3; c++) {
+			u32 v = (px >> (16 - 8 * c)) & 0xff;
+
+			in[c] = f->degamma_on ? f->degamma[c][v] : v * 0x101;
+		}
+		for (c = 0; c < 3; c++) {
+			s64 sum;
+			u32 v = in[c];
+
+			if (f->ctm_on) {
+				sum = f->ctm[3 * c] * in[0] +
+				      f->ctm[3 * c + 1] * in[1] +
+				      f->ctm[3 * c + 2] * in[2];
+				sum = (sum + (1LL << 31)) >> 32;
+				v = clamp_t(s64, sum, 0, 0xffff);
+			}
+			out |= vdisplay_16_to_8(v) << (16 - 8 * c);
+		}
+		image[i] = out;
+	}
+}
+
 static void vdisplay_compose(struct vdisplay_output *out)
 {
 	const struct vdisplay_frame *f = &out->frame;
@@ -181,6 +224,8 @@ static void vdisplay_compose(struct vdisplay_output *out)
 	for (i = 0; i < f->nlayers; i++)
 		vdisplay_blend_layer(out->image, f->width, out->image + npixels,
 				     &f->layers[i]);
+	if (f->degamma_on || f->ctm_on)
+		vdisplay_apply_degamma_ctm(out->image, npixels, f);
 	if (f->gamma_on)
 		vdisplay_apply_gamma(out->image, npixels, f);
 }
@@ -398,7 +443,39 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	vdisplay_layer_rotation(l, state);
 }
 
+/* S31.32 sign-magnitude, as the uapi has it, to Q32.32 within +-256 */
+static s64 vdisplay_ctm_coeff(u64 v)
+{
+	s64 mag = min_t(u64, v & ~BIT_ULL(63), 256ULL << 32);
+
+	return v & BIT_ULL(63) ? -mag : mag;
+}
+
 /* The atomic check let through only LUTs of VDISPLAY_GAMMA_SIZE entries. */
+static void vdisplay_degamma_ctm_from_state(struct vdisplay_frame *f,
+					    const struct drm_crtc_state *crtc_state)
+{
+	const struct drm_color_lut *lut;
+	const struct drm_color_ctm *ctm;
+	unsigned int i;
+
+	f->degamma_on = crtc_state->degamma_lut;
+	if (f->degamma_on) {
+		lut = crtc_state->degamma_lut->data;
+		for (i = 0; i < VDISPLAY_GAMMA_SIZE; i++) {
+			f->degamma[0][i] = lut[i].red;
+			f->degamma[1][i] = lut[i].green;
+			f->degamma[2][i] = lut[i].blue;
+		}
+	}
+	f->ctm_on = crtc_state->ctm;
+	if (f->ctm_on) {
+		ctm = crtc_state->ctm->data;
+		for (i = 0; i < 9; i++)
+			f->ctm[i] = vdisplay_ctm_coeff(ctm->matrix[i]);
+	}
+}
+
 static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
 				      const struct drm_crtc_state *crtc_state)
 {
@@ -461,6 +538,7 @@ void vdisplay_composer_update_locked(struct vdisplay_output *out)
 			f->layers[n++] = *layers[i];
 	f->nlayers = n;
 
+	vdisplay_degamma_ctm_from_state(f, crtc_state);
 	vdisplay_gamma_from_state(f, crtc_state);
 }
 

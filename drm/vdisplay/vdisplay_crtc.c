@@ -221,23 +221,30 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 }
 
 /*
- * The composer's gamma stage has one entry per 8-bit value.  The core
- * checked already that the blob holds whole struct drm_color_lut entries.
+ * The composer's degamma and gamma stages have one entry per 8-bit value.
+ * The core checked already that each blob holds whole struct
+ * drm_color_lut entries, and that a CTM blob is one struct drm_color_ctm.
  */
+static int vdisplay_check_lut(struct drm_crtc *crtc,
+			      const struct drm_property_blob *lut,
+			      const char *name)
+{
+	if (lut && drm_color_lut_size(lut) != VDISPLAY_GAMMA_SIZE) {
+		drm_dbg_kms(crtc->dev, "%s LUT of %d entries, want %d\n", name,
+			    drm_color_lut_size(lut), VDISPLAY_GAMMA_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int vdisplay_crtc_atomic_check(struct drm_crtc *crtc,
 				      struct drm_atomic_commit *state)
 {
 	struct drm_crtc_state *crtc_state =
 		drm_atomic_get_new_crtc_state(state, crtc);
 
-	if (crtc_state->gamma_lut &&
-	    drm_color_lut_size(crtc_state->gamma_lut) != VDISPLAY_GAMMA_SIZE) {
-		drm_dbg_kms(crtc->dev, "gamma LUT of %d entries, want %d\n",
-			    drm_color_lut_size(crtc_state->gamma_lut),
-			    VDISPLAY_GAMMA_SIZE);
-		return -EINVAL;
-	}
-	return 0;
+	return vdisplay_check_lut(crtc, crtc_state->degamma_lut, "degamma") ?:
+	       vdisplay_check_lut(crtc, crtc_state->gamma_lut, "gamma");
 }
 
 static const struct drm_crtc_helper_funcs vdisplay_crtc_helper_funcs = {
@@ -270,7 +277,8 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 	ret = drm_mode_crtc_set_gamma_size(&out->crtc, VDISPLAY_GAMMA_SIZE);
 	if (ret)
 		return ret;
-	drm_crtc_enable_color_mgmt(&out->crtc, 0, false, VDISPLAY_GAMMA_SIZE);
+	drm_crtc_enable_color_mgmt(&out->crtc, VDISPLAY_GAMMA_SIZE, true,
+				   VDISPLAY_GAMMA_SIZE);
 
 	hrtimer_setup(&out->vblank_timer, vdisplay_vblank_fire, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);

@@ -179,6 +179,11 @@ struct vdisplay_wb_target {
  * @height: CRTC height in pixels
  * @nlayers: number of entries in @layers
  * @layers: visible planes, bottom first
+ * @degamma_on: the CRTC has a DEGAMMA_LUT, @degamma applies first
+ * @degamma: the 16-bit output of red, green and blue for each 8-bit value
+ * @ctm_on: the CRTC has a CTM, @ctm applies after the degamma LUT
+ * @ctm: the matrix, row by row, in two's complement Q32.32 (clamped to
+ *	+-256, far beyond any use)
  * @gamma_on: the CRTC has a GAMMA_LUT, @gamma applies to the blended image
  * @gamma: the LUT cut to 8 bits: the output of red, green and blue for
  *	each 8-bit input value
@@ -189,6 +194,10 @@ struct vdisplay_frame {
 	u32 height;
 	unsigned int nlayers;
 	struct vdisplay_layer layers[VDISPLAY_MAX_LAYERS];
+	bool degamma_on;
+	u16 degamma[3][VDISPLAY_GAMMA_SIZE];
+	bool ctm_on;
+	s64 ctm[9];
 	bool gamma_on;
 	u8 gamma[3][VDISPLAY_GAMMA_SIZE];
 };

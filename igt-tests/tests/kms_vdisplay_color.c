@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kms_vdisplay_color - the CRTC's gamma LUT
+ * kms_vdisplay_color - the CRTC's colour pipeline: DEGAMMA_LUT, CTM and
+ * GAMMA_LUT
  *
  * vdisplay applies GAMMA_LUT (256 entries) to the blended picture, so the
  * CRC and the writeback output show the corrected picture.  An identity
  * LUT changes nothing, other LUTs are checked pixel by pixel against a CPU
  * reference, LUTs of another size are refused with EINVAL, and the legacy
- * gamma ioctls work on top of GAMMA_LUT.
+ * gamma ioctls work on top of GAMMA_LUT.  Before it come DEGAMMA_LUT (256
+ * entries, 8 bits in, 16 out) and the CTM (S31.32 sign-magnitude), checked
+ * against a reference in double precision, each channel within 1.
  */
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +24,7 @@
 #include "primepair.h"
 #include "primepair_kms.h"
 
-IGT_TEST_DESCRIPTION("vdisplay CRTC gamma: GAMMA_LUT and legacy gamma");
+IGT_TEST_DESCRIPTION("vdisplay CRTC colour: DEGAMMA_LUT, CTM, GAMMA_LUT and legacy gamma");
 
 #define GAMMA_SIZE	256
 
@@ -128,15 +132,40 @@ static void ctx_init(struct ctx *c)
 	igt_assert(c->ref);
 }
 
+/* Set the CRTC's blob property @name to @size bytes of @data (NULL: none) */
+static int set_blob(struct ctx *c, const char *name, const void *data,
+		    size_t size, uint32_t flags)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	uint32_t blob = 0;
+	int ret;
+
+	igt_assert(req);
+	if (data)
+		igt_assert_eq(drmModeCreatePropertyBlob(c->kms.fd, data, size,
+							&blob), 0);
+	primepair_add(c->kms.fd, req, c->o->crtc_id, DRM_MODE_OBJECT_CRTC, name,
+		      blob);
+	ret = primepair_commit(c->kms.fd, req, flags);
+	drmModeAtomicFree(req);
+	if (blob)
+		drmModeDestroyPropertyBlob(c->kms.fd, blob);
+	return ret;
+}
+
 /* Each subtest starts lit, without a LUT; the card is left that way too. */
 static void ctx_reset(struct ctx *c)
 {
+	igt_assert_eq(set_blob(c, "DEGAMMA_LUT", NULL, 0, 0), 0);
+	igt_assert_eq(set_blob(c, "CTM", NULL, 0, 0), 0);
 	igt_assert_eq(primepair_set_gamma_lut(&c->kms, c->o, NULL, 0, 0), 0);
 	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb), 0);
 }
 
 static void ctx_fini(struct ctx *c)
 {
+	set_blob(c, "DEGAMMA_LUT", NULL, 0, 0);
+	set_blob(c, "CTM", NULL, 0, 0);
 	primepair_set_gamma_lut(&c->kms, c->o, NULL, 0, 0);
 	primepair_disable_all(&c->kms);
 	primepair_fb_destroy(c->kms.fd, &c->wb);
@@ -252,6 +281,135 @@ static void test_wrong_size(struct ctx *c)
 					      GAMMA_SIZE, 0), 0);
 }
 
+/* A CTM coefficient in the uapi's S31.32 sign-magnitude */
+static uint64_t s31_32(double v)
+{
+	uint64_t mag = (uint64_t)llround(fabs(v) * 4294967296.0);
+
+	return v < 0 ? mag | 1ull << 63 : mag;
+}
+
+/*
+ * The reference of the whole pipeline: each 8-bit channel through
+ * @degamma to 16 bits (without one, v * 0x101), the @ctm (row by row) in
+ * double precision, rounded and clamped to [0, 0xffff], back to 8 bits
+ * rounded, then through @gamma's top 8 bits.  NULL: that stage is off.
+ */
+static void ref_pipeline(struct ctx *c, const struct drm_color_lut *degamma,
+			 const double *ctm, const struct drm_color_lut *gamma)
+{
+	for (uint32_t y = 0; y < c->h; y++)
+		for (uint32_t x = 0; x < c->w; x++) {
+			const uint8_t *p = (const uint8_t *)c->fb.map +
+				(size_t)y * c->fb.pitch + (size_t)x * 4;
+			uint32_t px = primepair_read_pixel(p, c->fb.format);
+			double in[3], v;
+			uint32_t out = 0xff000000u, o8;
+
+			for (int ch = 0; ch < 3; ch++) {
+				uint32_t v8 = px >> (16 - 8 * ch) & 255;
+				const uint16_t *e = degamma ?
+					&degamma[v8].red + ch : NULL;
+
+				in[ch] = e ? *e : v8 * 0x101;
+			}
+			for (int ch = 0; ch < 3; ch++) {
+				v = ctm ? ctm[3 * ch] * in[0] +
+					  ctm[3 * ch + 1] * in[1] +
+					  ctm[3 * ch + 2] * in[2] : in[ch];
+				v = fmin(fmax(round(v), 0), 65535);
+				o8 = ((uint32_t)v * 255 + 0x7fff) / 0xffff;
+				if (gamma)
+					o8 = lut8((&gamma[o8].red)[ch]);
+				out |= o8 << (16 - 8 * ch);
+			}
+			c->ref[y * c->w + x] = out;
+		}
+}
+
+static void check_pipeline(struct ctx *c, const struct drm_color_lut *degamma,
+			   const double *ctm, const struct drm_color_lut *gamma)
+{
+	struct drm_color_ctm blob;
+
+	if (ctm) {
+		for (int i = 0; i < 9; i++)
+			blob.matrix[i] = s31_32(ctm[i]);
+	}
+	igt_assert_eq(set_blob(c, "DEGAMMA_LUT", degamma,
+			       GAMMA_SIZE * sizeof(*degamma), 0), 0);
+	igt_assert_eq(set_blob(c, "CTM", ctm ? &blob : NULL, sizeof(blob), 0),
+		      0);
+	igt_assert_eq(primepair_set_gamma_lut(&c->kms, c->o, gamma,
+					      gamma ? GAMMA_SIZE : 0, 0), 0);
+	ref_pipeline(c, degamma, ctm, gamma);
+	memset(c->wb.map, 0, c->wb.size);
+	primepair_writeback_capture(&c->kms, c->o, &c->wb);
+	igt_assert_eq_u32(primepair_compare(&c->wb, c->ref, 1), 0);
+}
+
+static void test_ctm(struct ctx *c)
+{
+	static const double ctms[][9] = {
+		{ 1, 0, 0,  0, 1, 0,  0, 0, 1 },		/* identity */
+		{ 0, 0, 1,  1, 0, 0,  0, 1, 0 },		/* rotate channels */
+		{ 0.5, 0, 0,  0, 0.25, 0,  0, 0, 0.75 },
+		{ 0.299, 0.587, 0.114,  0.299, 0.587, 0.114,
+		  0.299, 0.587, 0.114 },			/* grey */
+		{ 2, 0, 0,  0, 1, -0.5,  -1, 0, 1.5 },		/* clamps */
+	};
+	uint64_t size;
+
+	igt_require(c->o->wb_connector_id);
+	igt_assert_eq(primepair_prop_value(c->kms.fd, c->o->crtc_id,
+					   DRM_MODE_OBJECT_CRTC, "CTM"), 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(ctms); i++) {
+		igt_debug("CTM %u\n", i);
+		check_pipeline(c, NULL, ctms[i], NULL);
+	}
+	/* The identity matrix changes nothing, exactly. */
+	check_pipeline(c, NULL, ctms[0], NULL);
+	igt_assert_eq_u32(primepair_compare(&c->wb, c->ref, 0), 0);
+	ref_picture(c, NULL);
+	igt_assert_eq_u32(primepair_compare(&c->wb, c->ref, 0), 0);
+
+	/* A blob of another size is no CTM. */
+	size = sizeof(struct drm_color_ctm) - 8;
+	igt_assert_eq(set_blob(c, "CTM", ctms[0], size, 0), -EINVAL);
+}
+
+static void test_degamma(struct ctx *c)
+{
+	struct drm_color_lut degamma[GAMMA_SIZE + 1], gamma[GAMMA_SIZE];
+	static const double swap_rg[9] = { 0, 1, 0,  1, 0, 0,  0, 0, 1 };
+
+	igt_require(c->o->wb_connector_id);
+	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, c->o->crtc_id,
+					       DRM_MODE_OBJECT_CRTC,
+					       "DEGAMMA_LUT_SIZE"), GAMMA_SIZE);
+	/* squares, a different curve per channel, and its inverse after */
+	for (unsigned int i = 0; i < GAMMA_SIZE; i++) {
+		degamma[i].red = i * i * 0xffff / (255 * 255);
+		degamma[i].green = ramp(i, 0xffff, 0);
+		degamma[i].blue = ramp(i, 0x1000, 0xf000);
+		gamma[i].red = gamma[i].green = gamma[i].blue =
+			(uint16_t)llround(sqrt(i / 255.0) * 0xffff);
+	}
+	degamma[GAMMA_SIZE] = degamma[GAMMA_SIZE - 1];
+	check_pipeline(c, degamma, NULL, NULL);
+	check_pipeline(c, degamma, NULL, gamma);
+	check_pipeline(c, degamma, swap_rg, gamma);
+
+	/* Another size is refused, the pipeline stays as it was. */
+	igt_assert_eq(set_blob(c, "DEGAMMA_LUT", degamma,
+			       (GAMMA_SIZE - 1) * sizeof(degamma[0]), 0), -EINVAL);
+	igt_assert_eq(set_blob(c, "DEGAMMA_LUT", degamma,
+			       (GAMMA_SIZE + 1) * sizeof(degamma[0]), 0), -EINVAL);
+	memset(c->wb.map, 0, c->wb.size);
+	primepair_writeback_capture(&c->kms, c->o, &c->wb);
+	igt_assert_eq_u32(primepair_compare(&c->wb, c->ref, 1), 0);
+}
+
 static void test_legacy(struct ctx *c)
 {
 	uint16_t r[GAMMA_SIZE], g[GAMMA_SIZE], b[GAMMA_SIZE];
@@ -321,6 +479,16 @@ igt_main
 	igt_subtest("gamma-wrong-size") {
 		ctx_reset(&c);
 		test_wrong_size(&c);
+	}
+	igt_describe("CTM: identity, channels rotated, scaled, mixed into grey, and clamped, each against a reference");
+	igt_subtest("ctm-writeback") {
+		ctx_reset(&c);
+		test_ctm(&c);
+	}
+	igt_describe("DEGAMMA_LUT alone, with GAMMA_LUT after it, and with a CTM between; other sizes refused");
+	igt_subtest("degamma-writeback") {
+		ctx_reset(&c);
+		test_degamma(&c);
 	}
 	igt_subtest("legacy-gamma") {
 		ctx_reset(&c);
