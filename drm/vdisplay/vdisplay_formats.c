@@ -318,10 +318,43 @@ static void vdisplay_write_2101010(void *dst, const u32 *src, unsigned int n)
 	}
 }
 
+/* 16 bits per channel, little endian B, G, R, A; 0xff widens to 0xffff */
+static void vdisplay_write_16161616(void *dst, const u32 *src,
+				    unsigned int n)
+{
+	__le16 *d = dst;
+
+	while (n--) {
+		u32 px = *src++;
+
+		*d++ = cpu_to_le16((px & 0xff) * 0x101);
+		*d++ = cpu_to_le16(((px >> 8) & 0xff) * 0x101);
+		*d++ = cpu_to_le16(((px >> 16) & 0xff) * 0x101);
+		*d++ = cpu_to_le16(0xffff);
+	}
+}
+
+/* The top 5, 6 and 5 bits of red, green and blue */
+static void vdisplay_write_565(void *dst, const u32 *src, unsigned int n)
+{
+	__le16 *d = dst;
+
+	while (n--) {
+		u32 px = *src++;
+
+		*d++ = cpu_to_le16(((px >> 19) & 0x1f) << 11 |
+				   ((px >> 10) & 0x3f) << 5 |
+				   ((px >> 3) & 0x1f));
+	}
+}
+
 static const struct vdisplay_wb_format vdisplay_wb_formats[] = {
 	{ DRM_FORMAT_XRGB8888, vdisplay_write_8888 },
 	{ DRM_FORMAT_ARGB8888, vdisplay_write_8888 },
 	{ DRM_FORMAT_XRGB2101010, vdisplay_write_2101010 },
+	{ DRM_FORMAT_XRGB16161616, vdisplay_write_16161616 },
+	{ DRM_FORMAT_ARGB16161616, vdisplay_write_16161616 },
+	{ DRM_FORMAT_RGB565, vdisplay_write_565 },
 };
 
 /**

@@ -661,11 +661,12 @@ unsigned int primepair_compare(const struct primepair_fb *wb, const uint32_t *im
 	int sh;
 
 	for (y = 0; y < wb->height; y++) {
-		const uint32_t *row = (const uint32_t *)
-			((const uint8_t *)wb->map + (size_t)y * wb->pitch);
+		const uint8_t *row = (const uint8_t *)wb->map +
+			(size_t)y * wb->pitch;
 
 		for (x = 0; x < wb->width; x++) {
-			uint32_t got = primepair_read_pixel(&row[x], wb->format);
+			uint32_t got = primepair_read_pixel(row + (size_t)x * wb->cpp,
+							    wb->format);
 			uint32_t want = img[y * wb->width + x];
 			bool differs = false;
 

@@ -459,7 +459,7 @@ static void test_zpos(struct ctx *c)
 static void test_writeback_formats(struct ctx *c)
 {
 	drmModeAtomicReqPtr req;
-	struct primepair_fb argb, small, rgb565, xr30;
+	struct primepair_fb argb, small, rgb565, xr30, wide;
 	uint32_t x, y, in, out, ch;
 
 	primepair_fb_fill_random(&c->bg, 31);
@@ -490,21 +490,47 @@ static void test_writeback_formats(struct ctx *c)
 						  in >> (ch * 8 + 6) & 3);
 		}
 
-	primepair_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
+	/* 16 bits per channel: each 8-bit value repeated, alpha opaque */
+	for (unsigned int f = 0; f < 2; f++) {
+		primepair_fb_create(c->kms.fd, c->w, c->h,
+				    f ? DRM_FORMAT_ARGB16161616 :
+					DRM_FORMAT_XRGB16161616, &wide);
+		primepair_writeback_capture(&c->kms, c->o, &wide);
+		igt_assert_eq_u32(primepair_compare(&wide, c->ref, 0), 0);
+		for (y = 0; y < c->h; y += 7)
+			for (x = 0; x < c->w; x += 5) {
+				const uint16_t *p16 = (const uint16_t *)
+					((uint8_t *)wide.map + y * wide.pitch) +
+					4 * x;
+
+				in = c->ref[y * c->w + x];
+				for (ch = 0; ch < 3; ch++)
+					igt_assert_eq_u32(p16[ch],
+							  (in >> (ch * 8) & 255) * 0x101);
+				igt_assert_eq_u32(p16[3], 0xffff);
+			}
+		primepair_fb_destroy(c->kms.fd, &wide);
+	}
+
+	/* RGB565: the top bits of each channel */
 	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_RGB565, &rgb565);
+	primepair_writeback_capture(&c->kms, c->o, &rgb565);
+	for (y = 0; y < c->h; y++)
+		for (x = 0; x < c->w; x++) {
+			in = c->ref[y * c->w + x];
+			out = ((uint16_t *)((uint8_t *)rgb565.map +
+					    y * rgb565.pitch))[x];
+			igt_assert_eq_u32(out, (in >> 19 & 31) << 11 |
+					       (in >> 10 & 63) << 5 |
+					       (in >> 3 & 31));
+		}
+
+	primepair_fb_create(c->kms.fd, c->w / 2, c->h, DRM_FORMAT_XRGB8888, &small);
 	req = drmModeAtomicAlloc();
 	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "CRTC_ID", c->o->crtc_id);
 	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "WRITEBACK_FB_ID", small.fb_id);
-	igt_assert_eq(primepair_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
-		      -EINVAL);
-	drmModeAtomicFree(req);
-	req = drmModeAtomicAlloc();
-	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
-	       "CRTC_ID", c->o->crtc_id);
-	primepair_add(c->kms.fd, req, c->o->wb_connector_id, DRM_MODE_OBJECT_CONNECTOR,
-	       "WRITEBACK_FB_ID", rgb565.fb_id);
 	igt_assert_eq(primepair_commit(c->kms.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET),
 		      -EINVAL);
 	drmModeAtomicFree(req);
