@@ -31,6 +31,7 @@
  */
 
 #include <linux/crc32.h>
+#include <linux/math64.h>
 #include <linux/dma-fence.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
@@ -86,6 +87,43 @@ static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
 	return l->alpha >> 8 == 255 && !l->fmt->has_alpha;
 }
 
+/* Pixel (@x, @y) of a YUV framebuffer, in ARGB8888 */
+static u32 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
+{
+	const struct vdisplay_format *fmt = l->fmt;
+	const u8 *c = (const u8 *)l->uv + (size_t)(y / fmt->vsub) * l->uv_pitch +
+		      (size_t)(x / fmt->hsub) * 2;
+	s32 luma = ((const u8 *)l->vaddr)[(size_t)y * l->pitch + x];
+	s32 cb = c[fmt->swap_uv] - 128, cr = c[!fmt->swap_uv] - 128;
+	s32 yy = (luma - l->yuv.y0) * l->yuv.y + (1 << 15);
+	s32 r = (yy + cr * l->yuv.rv) >> 16;
+	s32 g = (yy + cb * l->yuv.gu + cr * l->yuv.gv) >> 16;
+	s32 b = (yy + cb * l->yuv.bu) >> 16;
+
+	return 0xff000000 | clamp(r, 0, 255) << 16 | clamp(g, 0, 255) << 8 |
+	       clamp(b, 0, 255);
+}
+
+/* Row @j of a YUV layer, rotated or not */
+static void vdisplay_read_yuv(u32 *dst, const struct vdisplay_layer *l,
+			      int j, unsigned int n)
+{
+	int x, y, dx = 1, dy = 0;
+	unsigned int i;
+
+	if (l->rotated) {
+		x = l->ox + j * l->jx;
+		y = l->oy + j * l->jy;
+		dx = l->ix;
+		dy = l->iy;
+	} else {
+		x = l->src.x1;
+		y = l->src.y1 + j;
+	}
+	for (i = 0; i < n; i++, x += dx, y += dy)
+		dst[i] = vdisplay_yuv_pixel(l, x, y);
+}
+
 /*
  * Row @j of a rotated or reflected layer: its pixels are a line across
  * the framebuffer in any of four directions, read one at a time.
@@ -106,6 +144,10 @@ static void vdisplay_read_rotated(u32 *dst, const struct vdisplay_layer *l,
 static void vdisplay_read_layer_row(u32 *dst, const struct vdisplay_layer *l,
 				    int j, unsigned int n)
 {
+	if (l->fmt->yuv) {
+		vdisplay_read_yuv(dst, l, j, n);
+		return;
+	}
 	if (l->rotated) {
 		vdisplay_read_rotated(dst, l, j, n);
 		return;
@@ -425,6 +467,35 @@ static void vdisplay_layer_rotation(struct vdisplay_layer *l,
 	l->jy = p.y1 - l->oy;
 }
 
+/*
+ * Q16 coefficients of the YCbCr to RGB matrix of @encoding, from its Kr
+ * and Kb (in 1/10000), for 8-bit values: full range takes Y as it is and
+ * Cb, Cr around 128; limited range stretches Y from 16..235 and the
+ * chroma from 16..240 to the full scale.
+ */
+static void vdisplay_layer_yuv(struct vdisplay_layer *l,
+			       enum drm_color_encoding encoding,
+			       enum drm_color_range range)
+{
+	static const struct { s64 kr, kb; } k[] = {
+		[DRM_COLOR_YCBCR_BT601] = { 2990, 1140 },
+		[DRM_COLOR_YCBCR_BT709] = { 2126, 722 },
+		[DRM_COLOR_YCBCR_BT2020] = { 2627, 593 },
+	};
+	bool limited = range == DRM_COLOR_YCBCR_LIMITED_RANGE;
+	s64 kr = k[encoding].kr, kb = k[encoding].kb;
+	s64 kg = 10000 - kr - kb;
+	/* chroma scale, Q16 */
+	s64 cs = limited ? div_s64(255LL << 16, 224) : 1LL << 16;
+
+	l->yuv.y0 = limited ? 16 : 0;
+	l->yuv.y = limited ? div_s64(255LL << 16, 219) : 1 << 16;
+	l->yuv.rv = div_s64(2 * (10000 - kr) * cs, 10000);
+	l->yuv.bu = div_s64(2 * (10000 - kb) * cs, 10000);
+	l->yuv.gu = -div_s64(2 * kb * (10000 - kb) * cs, 10000 * kg);
+	l->yuv.gv = -div_s64(2 * kr * (10000 - kr) * cs, 10000 * kg);
+}
+
 static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 				      struct drm_plane_state *state)
 {
@@ -441,6 +512,12 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	l->alpha = state->alpha;
 	l->blend = state->pixel_blend_mode;
 	vdisplay_layer_rotation(l, state);
+	if (l->fmt->yuv) {
+		l->uv = vs->data[1].vaddr;
+		l->uv_pitch = state->fb->pitches[1];
+		vdisplay_layer_yuv(l, state->color_encoding,
+				   state->color_range);
+	}
 }
 
 /* S31.32 sign-magnitude, as the uapi has it, to Q32.32 within +-256 */

@@ -96,13 +96,22 @@ struct vdisplay_plane_state {
  * @cpp: bytes per pixel
  * @has_alpha: pixels carry an alpha channel
  * @read_row: convert @n pixels at @src to ARGB8888 at @dst (opaque for
- *	formats without alpha)
+ *	formats without alpha); NULL for YUV
+ * @yuv: a two-plane YUV format: 8-bit luma, then interleaved Cb and Cr
+ *	(@cpp is the luma's)
+ * @hsub: horizontal chroma subsampling of a YUV format
+ * @vsub: vertical chroma subsampling of a YUV format
+ * @swap_uv: Cr comes before Cb (NV21, NV61, NV42)
  */
 struct vdisplay_format {
 	u32 fourcc;
 	u8 cpp;
 	bool has_alpha;
 	void (*read_row)(u32 *dst, const void *src, unsigned int n);
+	bool yuv;
+	u8 hsub;
+	u8 vsub;
+	bool swap_uv;
 };
 
 /**
@@ -124,6 +133,11 @@ struct vdisplay_wb_format {
  * @dst: destination rectangle on the CRTC, clipped to it
  * @alpha: plane alpha, 0 (transparent) to 0xffff (opaque)
  * @blend: DRM_MODE_BLEND_* of the plane
+ * @uv: the chroma plane of a YUV framebuffer
+ * @uv_pitch: bytes per chroma line
+ * @yuv: Q16 YCbCr to RGB for the plane's COLOR_ENCODING and COLOR_RANGE:
+ *	R = (Y - y0) * y + Cr * rv, G = (Y - y0) * y + Cb * gu + Cr * gv,
+ *	B = (Y - y0) * y + Cb * bu, with Cb and Cr centred on 0
  * @rotated: the plane is rotated or reflected; then the framebuffer pixel
  *	shown at (@dst.x1 + i, @dst.y1 + j) is (@ox + i * @ix + j * @jx,
  *	@oy + i * @iy + j * @jy)
@@ -142,6 +156,11 @@ struct vdisplay_layer {
 	struct drm_rect dst;
 	u16 alpha;
 	u16 blend;
+	const void *uv;
+	u32 uv_pitch;
+	struct {
+		s32 y0, y, rv, gu, gv, bu;
+	} yuv;
 	bool rotated;
 	int ox, oy, ix, iy, jx, jy;
 };

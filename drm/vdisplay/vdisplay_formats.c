@@ -13,7 +13,9 @@
  * on the way in, narrower ones are widened by repeating their top bits
  * below, so full scale stays full scale.  Half floats are cut to [0, 1]
  * and scaled to 8 bits with rounding.  Formats without alpha read
- * opaque.
+ * opaque.  The two-plane YUV formats have no row reader: their pixels
+ * depend on the plane's COLOR_ENCODING and COLOR_RANGE, which the
+ * composer applies.
  */
 
 #include <linux/kernel.h>
@@ -254,6 +256,13 @@ static const struct vdisplay_format vdisplay_plane_formats[] = {
 	{ DRM_FORMAT_ARGB16161616, 8, true, vdisplay_read_argb16161616 },
 	{ DRM_FORMAT_XRGB16161616F, 8, false, vdisplay_read_xrgb16161616f },
 	{ DRM_FORMAT_ARGB16161616F, 8, true, vdisplay_read_argb16161616f },
+	/* YUV: read pixel by pixel by the composer, by plane's colour state */
+	{ DRM_FORMAT_NV12, 1, false, NULL, true, 2, 2, false },
+	{ DRM_FORMAT_NV21, 1, false, NULL, true, 2, 2, true },
+	{ DRM_FORMAT_NV16, 1, false, NULL, true, 2, 1, false },
+	{ DRM_FORMAT_NV61, 1, false, NULL, true, 2, 1, true },
+	{ DRM_FORMAT_NV24, 1, false, NULL, true, 1, 1, false },
+	{ DRM_FORMAT_NV42, 1, false, NULL, true, 1, 1, true },
 };
 
 /**

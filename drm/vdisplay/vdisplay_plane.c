@@ -14,6 +14,7 @@
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_blend.h>
+#include <drm/drm_color_mgmt.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_atomic_helper.h>
@@ -383,6 +384,17 @@ static int vdisplay_plane_add_properties(struct vdisplay_device *vd,
 		return ret;
 
 	ret = drm_plane_create_alpha_property(plane);
+	if (ret)
+		return ret;
+
+	ret = drm_plane_create_color_properties(plane,
+						BIT(DRM_COLOR_YCBCR_BT601) |
+						BIT(DRM_COLOR_YCBCR_BT709) |
+						BIT(DRM_COLOR_YCBCR_BT2020),
+						BIT(DRM_COLOR_YCBCR_LIMITED_RANGE) |
+						BIT(DRM_COLOR_YCBCR_FULL_RANGE),
+						DRM_COLOR_YCBCR_BT601,
+						DRM_COLOR_YCBCR_LIMITED_RANGE);
 	if (ret)
 		return ret;
 

@@ -11,9 +11,11 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <drm_fourcc.h>
 
@@ -730,6 +732,124 @@ static void test_primary_off(struct ctx *c)
 	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
+/* The two-plane YUV formats: chroma subsampling and Cr-before-Cb */
+static const struct {
+	uint32_t format, hsub, vsub;
+	bool swap;
+} yuv_formats[] = {
+	{ DRM_FORMAT_NV12, 2, 2, false }, { DRM_FORMAT_NV21, 2, 2, true },
+	{ DRM_FORMAT_NV16, 2, 1, false }, { DRM_FORMAT_NV61, 2, 1, true },
+	{ DRM_FORMAT_NV24, 1, 1, false }, { DRM_FORMAT_NV42, 1, 1, true },
+};
+
+/*
+ * BT.601, BT.709 and BT.2020 YCbCr to RGB for 8-bit values, in double
+ * precision from each standard's Kr and Kb, rounded and clamped.
+ */
+static uint32_t yuv_to_rgb(int y, int cb, int cr, int encoding, bool full)
+{
+	static const double k[3][2] = {
+		{ 0.299, 0.114 }, { 0.2126, 0.0722 }, { 0.2627, 0.0593 },
+	};
+	double kr = k[encoding][0], kb = k[encoding][1], kg = 1 - kr - kb;
+	double yy = full ? y : (y - 16) * 255.0 / 219;
+	double u = (cb - 128) * (full ? 1 : 255.0 / 224);
+	double v = (cr - 128) * (full ? 1 : 255.0 / 224);
+	double rgb[3] = {
+		yy + 2 * (1 - kr) * v,
+		yy - 2 * kb * (1 - kb) / kg * u - 2 * kr * (1 - kr) / kg * v,
+		yy + 2 * (1 - kb) * u,
+	};
+	uint32_t out = 0xff000000u;
+
+	for (int i = 0; i < 3; i++)
+		out |= (uint32_t)fmin(fmax(round(rgb[i]), 0), 255) << (16 - 8 * i);
+	return out;
+}
+
+/*
+ * Every two-plane YUV format on an overlay, in each COLOR_ENCODING and
+ * COLOR_RANGE, against the reference within 1 per channel.  The buffer is
+ * one dumb buffer holding both planes, luma first.
+ */
+static void test_yuv(struct ctx *c)
+{
+	const uint32_t w = 200, h = 150, x0 = 37, y0 = 29, sx = 10, sy = 6;
+	const uint32_t cw = 170, ch = 120;
+	uint32_t ov = c->o->overlays[0];
+
+	igt_require(c->o->noverlays > 0);
+	primepair_fb_fill_random(&c->bg, 21);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+
+	for (unsigned int f = 0; f < ARRAY_SIZE(yuv_formats); f++) {
+		uint32_t handle, pitch, fb_id, handles[4] = {}, pitches[4] = {};
+		uint32_t offsets[4] = {};
+		uint64_t size, off;
+		uint8_t *map;
+
+		/* 2w bytes a line: the widest chroma line (NV24) fits */
+		igt_assert_eq(drmModeCreateDumbBuffer(c->kms.fd, 2 * w, 2 * h, 8, 0,
+						      &handle, &pitch, &size), 0);
+		igt_assert_eq(drmModeMapDumbBuffer(c->kms.fd, handle, &off), 0);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   c->kms.fd, off);
+		igt_assert(map != MAP_FAILED);
+		for (uint64_t i = 0; i < size; i++)
+			map[i] = (uint8_t)((i * 2654435761u) >> 13);
+		handles[0] = handles[1] = handle;
+		pitches[0] = pitches[1] = pitch;
+		offsets[1] = pitch * h;
+		igt_assert_eq(drmModeAddFB2(c->kms.fd, w, h, yuv_formats[f].format,
+					    handles, pitches, offsets, &fb_id, 0), 0);
+
+		for (int enc = 0; enc < 3; enc++)
+			for (int full = 0; full < 2; full++) {
+				drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+				struct primepair_fb fb = { .fb_id = fb_id };
+				const uint32_t t = DRM_MODE_OBJECT_PLANE;
+
+				igt_debug("%.4s encoding %d full %d\n",
+					  (const char *)&yuv_formats[f].format,
+					  enc, full);
+				primepair_add_plane(c->kms.fd, req, ov, c->o->crtc_id,
+						    &fb, x0, y0, sx, sy, cw, ch);
+				primepair_add(c->kms.fd, req, ov, t,
+					      "COLOR_ENCODING", enc);
+				primepair_add(c->kms.fd, req, ov, t,
+					      "COLOR_RANGE", full);
+				igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+				drmModeAtomicFree(req);
+
+				ref_clear(c);
+				primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0,
+						    0, 0, c->w, c->h, 0xffff,
+						    PRIMEPAIR_BLEND_PREMULTI);
+				for (uint32_t j = 0; j < ch; j++)
+					for (uint32_t i = 0; i < cw; i++) {
+						uint32_t x = sx + i, y = sy + j;
+						const uint8_t *uv = map + offsets[1] +
+							(size_t)(y / yuv_formats[f].vsub) * pitch +
+							(size_t)(x / yuv_formats[f].hsub) * 2;
+						int cb = uv[yuv_formats[f].swap];
+						int cr = uv[!yuv_formats[f].swap];
+
+						c->ref[(y0 + j) * c->w + x0 + i] =
+							yuv_to_rgb(map[(size_t)y * pitch + x],
+								   cb, cr, enc, full);
+					}
+				check(c, 1);
+			}
+
+		primepair_disable_all(&c->kms);
+		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+		igt_assert_eq(drmModeRmFB(c->kms.fd, fb_id), 0);
+		munmap(map, size);
+		igt_assert_eq(drmModeDestroyDumbBuffer(c->kms.fd, handle), 0);
+	}
+	primepair_disable_all(&c->kms);
+}
+
 /* The "rotation" property's bits (DRM_MODE_ROTATE_*, DRM_MODE_REFLECT_*) */
 #define ROT_0		(1u << 0)
 #define ROT_90		(1u << 1)
@@ -960,6 +1080,11 @@ igt_main
 	igt_subtest("damage-clips") {
 		ctx_reset(&c);
 		test_damage_clips(&c);
+	}
+	igt_describe("NV12, NV21, NV16, NV61, NV24 and NV42 in BT.601, BT.709 and BT.2020, limited and full range");
+	igt_subtest("yuv") {
+		ctx_reset(&c);
+		test_yuv(&c);
 	}
 	igt_describe("Planes rotate by 0, 90, 180 and 270 degrees and reflect in x and y, as the rotation property documents");
 	igt_subtest("rotation") {
