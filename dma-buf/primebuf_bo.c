@@ -783,6 +783,8 @@ int primebuf_bo_vmap_locked(struct primebuf_bo *bo, struct iosys_map *map)
 	} else {
 		vaddr = vmap(bo->backing.pages, bo->npages, VM_MAP,
 			     PAGE_KERNEL);
+		if (vaddr)
+			atomic_long_inc(&primebuf_stats.vmap_created);
 	}
 	if (!vaddr)
 		return -ENOMEM;

@@ -25,6 +25,7 @@
  * @map_calls: device maps since load
  * @map_cache_hits: maps served from a cached table since load
  * @vmap_cache_hits: vmaps served from a kept kernel mapping since load
+ * @vmap_created: kernel mappings made with vmap() since load
  * @created: buffers created since load
  * @released: buffers released since load
  */
@@ -40,6 +41,7 @@ struct primebuf_stats {
 	atomic_long_t map_calls;
 	atomic_long_t map_cache_hits;
 	atomic_long_t vmap_cache_hits;
+	atomic_long_t vmap_created;
 	atomic_long_t created;
 	atomic_long_t released;
 };

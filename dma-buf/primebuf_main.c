@@ -214,6 +214,8 @@ static int primebuf_summary_show(struct seq_file *m, void *unused)
 		   atomic_long_read(&s->map_cache_hits));
 	seq_printf(m, "vmap_cache_hits: %ld\n",
 		   atomic_long_read(&s->vmap_cache_hits));
+	seq_printf(m, "vmap_created: %ld\n",
+		   atomic_long_read(&s->vmap_created));
 	seq_printf(m, "created: %ld\n", atomic_long_read(&s->created));
 	seq_printf(m, "released: %ld\n", atomic_long_read(&s->released));
 	return 0;
