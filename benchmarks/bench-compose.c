@@ -44,6 +44,7 @@
 #include <xf86drmMode.h>
 
 #include "libprimepair.h"
+#include "bench.h"
 
 #define WIDTH	1920
 #define HEIGHT	1080
@@ -51,26 +52,6 @@
 static const char *device;
 static unsigned int frames = 60;
 static unsigned int hz = 15;
-
-__attribute__((noreturn, format(printf, 1, 2)))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench-compose: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void check(int ret, const char *what)
-{
-	if (ret)
-		die("%s: %s", what, strerror(ret < 0 ? -ret : errno));
-}
 
 /* Busy CPU time of the whole guest so far, in ns */
 static int64_t busy_ns(void)

@@ -35,6 +35,7 @@
 #include <xf86drmMode.h>
 
 #include "libprimepair.h"
+#include "bench.h"
 
 static double now(void)
 {
@@ -42,20 +43,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((noreturn, format(printf, 1, 2)))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench-prime: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
 }
 
 /* A @size x @size XRGB8888 dumb buffer on @fd */

@@ -26,23 +26,10 @@
 #include <xf86drm.h>
 
 #include "libprimepair.h"
+#include "bench.h"
 #include "vrender.h"
 
 #define TEST_IMPORTER "/sys/kernel/debug/primebuf_selftest/test_importer"
-
-__attribute__((noreturn, format(printf, 1, 2)))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench-primebuf: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static uint64_t importer_value(const char *key)
 {

@@ -37,6 +37,7 @@
 #include <xf86drmMode.h>
 
 #include "libprimepair.h"
+#include "bench.h"
 #include "vrender.h"
 
 #define SUMMARY	"/sys/kernel/debug/primebuf/summary"
@@ -44,26 +45,6 @@
 static unsigned int nclients = 16;
 static unsigned int seconds = 60;
 static unsigned int size = 256;
-
-__attribute__((noreturn, format(printf, 1, 2)))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench-soak: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void check(int ret, const char *what)
-{
-	if (ret)
-		die("%s: %s", what, strerror(ret < 0 ? -ret : errno));
-}
 
 struct client_result {
 	unsigned long long jobs;

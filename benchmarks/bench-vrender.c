@@ -33,33 +33,13 @@
 #include <xf86drm.h>
 
 #include "libprimepair.h"
+#include "bench.h"
 #include "vrender.h"
 
 #define PITCH	16384		/* 4096 pixels per row */
 #define MIB	(1024 * 1024)
 #define LATENCY_JOBS	200
 #define LATENCY_ROUNDS	5
-
-__attribute__((noreturn, format(printf, 1, 2)))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench-vrender: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* A libprimepair or libvrender call returned @ret: go on only if 0 */
-static void check(int ret, const char *what)
-{
-	if (ret)
-		die("%s: %s", what, strerror(-ret));
-}
 
 static double seconds(int64_t ns)
 {
