@@ -19,7 +19,8 @@
  * @exports: live dma-bufs exported by primebuf
  * @attachments: live attachments to primebuf buffers
  * @mappings: DMA mappings handed out and not yet unmapped
- * @vmaps: buffers with a kernel mapping
+ * @vmaps: buffers whose kernel mapping has a user (a mapping kept after
+ *	its last user is not counted)
  * @bytes: bytes of allocated backing storage
  * @migrations: backing moves since load
  * @map_calls: device maps since load

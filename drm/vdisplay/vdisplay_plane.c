@@ -243,6 +243,8 @@ static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
 	       a->alpha == b->alpha &&
 	       a->pixel_blend_mode == b->pixel_blend_mode &&
 	       a->rotation == b->rotation && a->zpos == b->zpos &&
+	       a->color_encoding == b->color_encoding &&
+	       a->color_range == b->color_range &&
 	       a->normalized_zpos == b->normalized_zpos &&
 	       a->visible == b->visible;
 }
@@ -349,6 +351,8 @@ static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 	cur_state->src = new_state->src;
 	cur_state->dst = new_state->dst;
 	cur_state->rotation = new_state->rotation;
+	cur_state->color_encoding = new_state->color_encoding;
+	cur_state->color_range = new_state->color_range;
 	cur_state->visible = new_state->visible;
 	cur_state->normalized_zpos = new_state->normalized_zpos;
 	/* Shown or hidden: the current CRTC state lists its planes. */
