@@ -30,6 +30,7 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/pm.h>
+#include <linux/slab.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
@@ -210,62 +211,137 @@ static const struct drm_mode_config_funcs vdisplay_mode_config_funcs = {
 	.atomic_commit = drm_atomic_helper_commit,
 };
 
-static int vdisplay_output_create(struct vdisplay_device *vd,
-				  unsigned int index)
+/* The planes a CRTC can show */
+static unsigned int vdisplay_crtc_planes(const struct vdisplay_config *config,
+					 unsigned int crtc)
 {
-	struct vdisplay_output *out = &vd->outputs[index];
-	unsigned int i, zpos = 0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < config->nplanes; i++)
+		n += !!(config->planes[i].possible_crtcs & BIT(crtc));
+	return n;
+}
+
+/**
+ * vdisplay_config_check() - whether a device can be made of @config
+ * @config: the configuration, from the module parameters or configfs
+ *
+ * Every CRTC needs exactly one primary plane and may have one cursor
+ * plane, each of them feeding that CRTC alone; every plane, encoder and
+ * connector must be able to reach something that exists.  What passes
+ * here passes the DRM core's own topology checks, which WARN.
+ *
+ * Return: 0, or -EINVAL naming nothing: configfs reports it as is.
+ */
+int vdisplay_config_check(const struct vdisplay_config *config)
+{
+	u32 crtcs, encoders, primaries = 0, cursors = 0;
+	unsigned int i;
+
+	if (config->ncrtcs < 1 || config->ncrtcs > VDISPLAY_MAX_CRTCS ||
+	    config->nplanes > VDISPLAY_MAX_PLANES ||
+	    config->nencoders > VDISPLAY_MAX_ENCODERS ||
+	    config->nconnectors > VDISPLAY_MAX_CONNECTORS ||
+	    config->max_width < VDISPLAY_MIN_SIZE || config->max_width > 8192 ||
+	    config->max_height < VDISPLAY_MIN_SIZE || config->max_height > 8192)
+		return -EINVAL;
+	crtcs = GENMASK(config->ncrtcs - 1, 0);
+	encoders = config->nencoders ? GENMASK(config->nencoders - 1, 0) : 0;
+
+	for (i = 0; i < config->nplanes; i++) {
+		u32 mask = config->planes[i].possible_crtcs;
+
+		if (!mask || (mask & ~crtcs))
+			return -EINVAL;
+		switch (config->planes[i].type) {
+		case DRM_PLANE_TYPE_OVERLAY:
+			break;
+		case DRM_PLANE_TYPE_PRIMARY:
+			if (hweight32(mask) != 1 || (primaries & mask))
+				return -EINVAL;
+			primaries |= mask;
+			break;
+		case DRM_PLANE_TYPE_CURSOR:
+			if (hweight32(mask) != 1 || (cursors & mask))
+				return -EINVAL;
+			cursors |= mask;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (primaries != crtcs)
+		return -EINVAL;
+	for (i = 0; i < config->ncrtcs; i++)
+		if (vdisplay_crtc_planes(config, i) > VDISPLAY_MAX_LAYERS)
+			return -EINVAL;
+
+	for (i = 0; i < config->nencoders; i++) {
+		u32 mask = config->encoders[i].possible_crtcs;
+
+		if (!mask || (mask & ~crtcs))
+			return -EINVAL;
+	}
+	for (i = 0; i < config->nconnectors; i++) {
+		u32 mask = config->connectors[i].possible_encoders;
+
+		if (!mask || (mask & ~encoders))
+			return -EINVAL;
+		if (config->connectors[i].edid_len &&
+		    !vdisplay_edid_valid(config->connectors[i].edid,
+					 config->connectors[i].edid_len))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Planes in configuration order.  zpos starts at 0 for a primary plane,
+ * at the top of the range for a cursor, and in between, in order, for the
+ * overlays that can share a CRTC.
+ */
+static int vdisplay_planes_init(struct vdisplay_device *vd)
+{
+	const struct vdisplay_config *config = &vd->config;
+	unsigned int i, j, zpos, max_zpos = 0;
 	struct drm_plane *plane;
-	int ret;
 
-	out->vd = vd;
-	out->index = index;
+	for (i = 0; i < config->ncrtcs; i++)
+		max_zpos = max(max_zpos, vdisplay_crtc_planes(config, i) - 1);
 
-	out->primary = vdisplay_plane_create(vd, index, DRM_PLANE_TYPE_PRIMARY,
-					     zpos++);
-	if (IS_ERR(out->primary))
-		return PTR_ERR(out->primary);
+	for (i = 0; i < config->nplanes; i++) {
+		u32 mask = config->planes[i].possible_crtcs;
+		enum drm_plane_type type = config->planes[i].type;
 
-	for (i = 0; i < vd->config.overlays; i++) {
-		plane = vdisplay_plane_create(vd, index,
-					      DRM_PLANE_TYPE_OVERLAY, zpos++);
+		if (type == DRM_PLANE_TYPE_PRIMARY) {
+			zpos = 0;
+		} else if (type == DRM_PLANE_TYPE_CURSOR) {
+			zpos = max_zpos;
+		} else {
+			zpos = 1;
+			for (j = 0; j < i; j++)
+				if (config->planes[j].type == DRM_PLANE_TYPE_OVERLAY &&
+				    (config->planes[j].possible_crtcs & mask))
+					zpos++;
+			zpos = min(zpos, max_zpos);
+		}
+
+		plane = vdisplay_plane_create(vd, mask, type, zpos, max_zpos);
 		if (IS_ERR(plane))
 			return PTR_ERR(plane);
+		if (type == DRM_PLANE_TYPE_PRIMARY)
+			vd->outputs[__ffs(mask)].primary = plane;
+		else if (type == DRM_PLANE_TYPE_CURSOR)
+			vd->outputs[__ffs(mask)].cursor = plane;
 	}
-
-	if (vd->config.cursor) {
-		out->cursor = vdisplay_plane_create(vd, index,
-						    DRM_PLANE_TYPE_CURSOR,
-						    zpos);
-		if (IS_ERR(out->cursor))
-			return PTR_ERR(out->cursor);
-	}
-
-	ret = vdisplay_crtc_init(vd, out);
-	if (ret)
-		return ret;
-
-	ret = vdisplay_output_init(vd, out);
-	if (ret)
-		return ret;
-
-	if (!vd->config.writeback)
-		return 0;
-
-	ret = vdisplay_writeback_init(vd, out);
-	if (ret)
-		return ret;
-
-	/* The writeback connector captures what the connector shows. */
-	out->encoder.possible_clones = drm_encoder_mask(&out->encoder) |
-				       drm_encoder_mask(&out->wb.encoder);
-	out->wb.encoder.possible_clones = out->encoder.possible_clones;
 	return 0;
 }
 
 static int vdisplay_modeset_init(struct vdisplay_device *vd)
 {
 	struct drm_device *drm = &vd->drm;
+	struct drm_encoder *encoder;
+	u32 all_encoders = 0;
 	unsigned int i;
 	int ret;
 
@@ -281,36 +357,93 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.normalize_zpos = true;
 
-	for (i = 0; i < vd->config.outputs; i++) {
-		ret = vdisplay_output_create(vd, i);
+	ret = vdisplay_planes_init(vd);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < vd->config.ncrtcs; i++) {
+		vd->outputs[i].vd = vd;
+		vd->outputs[i].index = i;
+		ret = vdisplay_crtc_init(vd, &vd->outputs[i]);
 		if (ret)
 			return ret;
 	}
+
+	ret = vdisplay_encoders_init(vd);
+	if (ret)
+		return ret;
+	ret = vdisplay_connectors_init(vd);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < vd->config.ncrtcs; i++) {
+		if (!vd->config.crtcs[i].writeback)
+			continue;
+		ret = vdisplay_writeback_init(vd, &vd->outputs[i]);
+		if (ret)
+			return ret;
+	}
+
+	/*
+	 * Any encoders may share a CRTC: the composer makes one image per
+	 * CRTC, which every connector on it (a writeback one included) gets.
+	 */
+	drm_for_each_encoder(encoder, drm)
+		all_encoders |= drm_encoder_mask(encoder);
+	drm_for_each_encoder(encoder, drm)
+		encoder->possible_clones = all_encoders;
 
 	drm_mode_config_reset(drm);
 	return 0;
 }
 
-static int vdisplay_config_init(struct vdisplay_config *config)
+/**
+ * vdisplay_config_defaults() - what every device takes from the module
+ * @config: the configuration to complete
+ *
+ * The largest mode without an EDID and the contiguity of scanout buffers
+ * come from the module parameters, for configfs devices too.
+ */
+void vdisplay_config_defaults(struct vdisplay_config *config)
 {
-	if (devices < 1 || devices > VDISPLAY_MAX_DEVICES ||
-	    outputs < 1 || outputs > VDISPLAY_MAX_OUTPUTS ||
-	    overlays > VDISPLAY_MAX_OVERLAYS ||
-	    max_width < VDISPLAY_MIN_SIZE || max_width > 8192 ||
-	    max_height < VDISPLAY_MIN_SIZE || max_height > 8192)
-		return -EINVAL;
-
-	config->outputs = outputs;
-	config->overlays = overlays;
-	config->cursor = cursor;
-	config->writeback = writeback;
 	config->max_width = max_width;
 	config->max_height = max_height;
 	config->contiguous = contiguous;
-	return 0;
 }
 
-static int vdisplay_constraints_init(struct device *dev)
+/* The device the module parameters describe: each output a CRTC with its
+ * primary, overlays and cursor, one encoder and one connector.
+ */
+static int vdisplay_config_from_params(struct vdisplay_config *config)
+{
+	unsigned int i, j;
+
+	if (devices < 1 || devices > VDISPLAY_MAX_DEVICES ||
+	    outputs < 1 || outputs > VDISPLAY_MAX_OUTPUTS ||
+	    overlays > VDISPLAY_MAX_OVERLAYS)
+		return -EINVAL;
+
+	for (i = 0; i < outputs; i++) {
+		config->crtcs[config->ncrtcs++].writeback = writeback;
+		config->planes[config->nplanes].type = DRM_PLANE_TYPE_PRIMARY;
+		config->planes[config->nplanes++].possible_crtcs = BIT(i);
+		for (j = 0; j < overlays; j++) {
+			config->planes[config->nplanes].type = DRM_PLANE_TYPE_OVERLAY;
+			config->planes[config->nplanes++].possible_crtcs = BIT(i);
+		}
+		if (cursor) {
+			config->planes[config->nplanes].type = DRM_PLANE_TYPE_CURSOR;
+			config->planes[config->nplanes++].possible_crtcs = BIT(i);
+		}
+		config->encoders[config->nencoders++].possible_crtcs = BIT(i);
+		config->connectors[config->nconnectors].connected = true;
+		config->connectors[config->nconnectors++].possible_encoders = BIT(i);
+	}
+	vdisplay_config_defaults(config);
+	return vdisplay_config_check(config);
+}
+
+static int vdisplay_constraints_init(struct device *dev, bool contiguous)
 {
 	struct primebuf_constraints c = {
 		.dma_mask = DMA_BIT_MASK(64),
@@ -346,11 +479,12 @@ static void vdisplay_teardown(struct vdisplay_device *vd)
 	 * Vblank is off everywhere; wait for a timer handler that may still
 	 * run, then nothing queues composer work any more.
 	 */
-	for (i = 0; i < vd->config.outputs; i++)
+	for (i = 0; i < vd->config.ncrtcs; i++)
 		hrtimer_cancel(&vd->outputs[i].vblank_timer);
 	destroy_workqueue(vd->composer_wq);
-	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
+	for (i = 0; i < VDISPLAY_MAX_CRTCS; i++)
 		vdisplay_composer_fini(&vd->outputs[i]);
+	vdisplay_connectors_fini(vd);
 	primebuf_unregister_device(&vd->pdev->dev);
 }
 
@@ -361,7 +495,7 @@ static int vdisplay_probe(struct platform_device *pdev)
 	unsigned int i;
 	int ret;
 
-	if (!config)
+	if (!config || vdisplay_config_check(config))
 		return -EINVAL;
 
 	vd = devm_drm_dev_alloc(&pdev->dev, &vdisplay_driver,
@@ -375,7 +509,7 @@ static int vdisplay_probe(struct platform_device *pdev)
 	if (!vd->composer_wq)
 		return -ENOMEM;
 
-	ret = vdisplay_constraints_init(&pdev->dev);
+	ret = vdisplay_constraints_init(&pdev->dev, config->contiguous);
 	if (ret)
 		goto out_destroy_wq;
 
@@ -383,7 +517,7 @@ static int vdisplay_probe(struct platform_device *pdev)
 	if (ret)
 		goto out_unregister_constraints;
 
-	ret = drm_vblank_init(&vd->drm, config->outputs);
+	ret = drm_vblank_init(&vd->drm, config->ncrtcs);
 	if (ret)
 		goto out_unregister_constraints;
 
@@ -399,8 +533,9 @@ out_unregister_constraints:
 	primebuf_unregister_device(&pdev->dev);
 out_destroy_wq:
 	destroy_workqueue(vd->composer_wq);
-	for (i = 0; i < VDISPLAY_MAX_OUTPUTS; i++)
+	for (i = 0; i < VDISPLAY_MAX_CRTCS; i++)
 		vdisplay_composer_fini(&vd->outputs[i]);
+	vdisplay_connectors_fini(vd);
 	return ret;
 }
 
@@ -457,53 +592,90 @@ static struct platform_driver vdisplay_platform_driver = {
 	},
 };
 
+/**
+ * vdisplay_device_create() - create and bind one vdisplay device
+ * @id: its platform device id ("vdisplay.<id>")
+ * @config: what it is made of, checked by vdisplay_config_check(); copied
+ *
+ * Return: the platform device, bound to the driver, or an ERR_PTR: the
+ * probe's error, -ENODEV when it did not bind.
+ */
+struct platform_device *vdisplay_device_create(int id,
+					       const struct vdisplay_config *config)
+{
+	struct platform_device *pdev;
+
+	/* The driver is registered: the device is probed right here. */
+	pdev = platform_device_register_data(NULL, VDISPLAY_DRIVER_NAME, id,
+					     config, sizeof(*config));
+	if (IS_ERR(pdev))
+		return pdev;
+	if (!platform_get_drvdata(pdev)) {
+		platform_device_unregister(pdev);
+		return ERR_PTR(-ENODEV);
+	}
+	return pdev;
+}
+
+/**
+ * vdisplay_device_destroy() - unplug and remove a device
+ * @pdev: from vdisplay_device_create()
+ *
+ * Open files and the buffers they share stay valid, see vdisplay_remove().
+ */
+void vdisplay_device_destroy(struct platform_device *pdev)
+{
+	platform_device_unregister(pdev);
+}
+
 static void vdisplay_destroy_all(void)
 {
 	int i;
 
 	for (i = VDISPLAY_MAX_DEVICES - 1; i >= 0; i--) {
 		if (vdisplay_devices[i])
-			platform_device_unregister(vdisplay_devices[i]);
+			vdisplay_device_destroy(vdisplay_devices[i]);
 		vdisplay_devices[i] = NULL;
 	}
 }
 
 static int __init vdisplay_init(void)
 {
-	struct vdisplay_config config;
+	struct vdisplay_config *config;
 	struct platform_device *pdev;
 	unsigned int i;
 	int ret;
 
-	ret = vdisplay_config_init(&config);
+	config = kzalloc(sizeof(*config), GFP_KERNEL);
+	if (!config)
+		return -ENOMEM;
+	ret = vdisplay_config_from_params(config);
 	if (ret) {
 		pr_err("vdisplay: module parameter out of range\n");
-		return ret;
+		goto out_free;
 	}
 
 	ret = platform_driver_register(&vdisplay_platform_driver);
 	if (ret)
-		return ret;
+		goto out_free;
 
 	for (i = 0; i < devices; i++) {
-		/* The driver is registered: the device is probed right here. */
-		pdev = platform_device_register_data(NULL, VDISPLAY_DRIVER_NAME,
-						     i, &config, sizeof(config));
+		pdev = vdisplay_device_create(i, config);
 		if (IS_ERR(pdev)) {
 			ret = PTR_ERR(pdev);
 			goto out_destroy;
 		}
 		vdisplay_devices[i] = pdev;
-		if (!platform_get_drvdata(pdev)) {
-			ret = -ENODEV;
-			goto out_destroy;
-		}
 	}
+
+	kfree(config);
 	return 0;
 
 out_destroy:
 	vdisplay_destroy_all();
 	platform_driver_unregister(&vdisplay_platform_driver);
+out_free:
+	kfree(config);
 	return ret;
 }
 

@@ -36,12 +36,20 @@
 
 /* Limits of the module parameters */
 #define VDISPLAY_MAX_DEVICES	4
-/* How long a disabling CRTC waits for the end of its frame, at most */
-#define VDISPLAY_FRAME_END_TIMEOUT_MS	200
 #define VDISPLAY_MAX_OUTPUTS	4
 #define VDISPLAY_MAX_OVERLAYS	4
-/* primary, overlays and cursor of one CRTC */
-#define VDISPLAY_MAX_LAYERS	(VDISPLAY_MAX_OVERLAYS + 2)
+/* How long a disabling CRTC waits for the end of its frame, at most */
+#define VDISPLAY_FRAME_END_TIMEOUT_MS	200
+
+/* Limits of a device's topology, from the module parameters or configfs */
+#define VDISPLAY_MAX_CRTCS	8
+#define VDISPLAY_MAX_PLANES	32
+#define VDISPLAY_MAX_ENCODERS	8
+#define VDISPLAY_MAX_CONNECTORS	8
+/* Planes one CRTC may show: a primary, six overlays and a cursor */
+#define VDISPLAY_MAX_LAYERS	8
+/* Largest EDID a connector takes: eight 128-byte blocks */
+#define VDISPLAY_MAX_EDID	1024
 
 /* Bounds on mode timings: the vblank timer runs at the mode's refresh. */
 #define VDISPLAY_MAX_TOTAL	16384
@@ -52,20 +60,47 @@
 #define VDISPLAY_GAMMA_SIZE	256
 
 /**
- * struct vdisplay_config - the module parameters, checked at load
- * @outputs: number of CRTCs, each with an encoder and a connector
- * @overlays: overlay planes per CRTC
- * @cursor: whether each CRTC has a cursor plane
- * @writeback: whether each CRTC has a writeback connector
- * @max_width: widest mode on the connectors' mode lists
- * @max_height: tallest mode on the connectors' mode lists
+ * struct vdisplay_config - what a device is made of, checked before it is
+ * created
+ * @ncrtcs: number of CRTCs
+ * @nplanes: number of planes
+ * @nencoders: number of encoders, the writeback ones not counted
+ * @nconnectors: number of connectors, the writeback ones not counted
+ * @crtcs: per CRTC: @crtcs.writeback gives it a writeback connector
+ * @planes: per plane: its DRM_PLANE_TYPE_* and the CRTCs it can feed
+ * @encoders: per encoder: the CRTCs it can be driven by
+ * @connectors: per connector: the encoders it can be driven by, whether
+ *	it starts connected, and its EDID (@connectors.edid_len bytes, none
+ *	when 0: the standard modes up to @max_width x @max_height)
+ * @max_width: widest mode on the connectors' mode lists without an EDID
+ * @max_height: tallest mode on the connectors' mode lists without an EDID
  * @contiguous: scan out only buffers in one contiguous DMA segment
+ *
+ * Masks count objects of each kind in the order of the arrays, which is
+ * the order of their DRM objects.  The struct is copied in full as the
+ * platform device's data.
  */
 struct vdisplay_config {
-	unsigned int outputs;
-	unsigned int overlays;
-	bool cursor;
-	bool writeback;
+	unsigned int ncrtcs;
+	unsigned int nplanes;
+	unsigned int nencoders;
+	unsigned int nconnectors;
+	struct {
+		bool writeback;
+	} crtcs[VDISPLAY_MAX_CRTCS];
+	struct {
+		enum drm_plane_type type;
+		u32 possible_crtcs;
+	} planes[VDISPLAY_MAX_PLANES];
+	struct {
+		u32 possible_crtcs;
+	} encoders[VDISPLAY_MAX_ENCODERS];
+	struct {
+		u32 possible_encoders;
+		bool connected;
+		u32 edid_len;
+		u8 edid[VDISPLAY_MAX_EDID];
+	} connectors[VDISPLAY_MAX_CONNECTORS];
 	unsigned int max_width;
 	unsigned int max_height;
 	bool contiguous;
@@ -226,16 +261,13 @@ struct vdisplay_frame {
  * @vd: the device
  * @index: CRTC index
  * @crtc: the CRTC; vblank comes from @vblank_timer
- * @encoder: virtual encoder feeding @connector
- * @connector: virtual connector with the standard mode list
- * @wb: writeback connector, when enabled by the module parameter
+ * @wb: writeback connector, when the configuration asks for one
  * @primary: the CRTC's primary plane
  * @cursor: its cursor plane or NULL
  * @vblank_timer: fires once per frame while vblank is enabled
  * @period: frame time of the current mode
  * @vblank_on: vblank is enabled; the timer stops at its next expiry once
  *	this is false (written under DRM core's vblank_time_lock)
- * @connected: state the connector reports, set through debugfs
  * @compose_work: composes one frame, queued by the timer
  * @frame_lock: protects @frame_seq, @crc_enabled, @crc_gen, @crc_seq and
  *	@crc_seq_valid, written by the timer, by debugfs and by the worker
@@ -259,15 +291,12 @@ struct vdisplay_output {
 	struct vdisplay_device *vd;
 	unsigned int index;
 	struct drm_crtc crtc;
-	struct drm_encoder encoder;
-	struct drm_connector connector;
 	struct drm_writeback_connector wb;
 	struct drm_plane *primary;
 	struct drm_plane *cursor;
 	struct hrtimer vblank_timer;
 	ktime_t period;
 	bool vblank_on;
-	bool connected;
 	struct work_struct compose_work;
 
 	spinlock_t frame_lock;	/* see the kernel-doc above */
@@ -285,19 +314,39 @@ struct vdisplay_output {
 };
 
 /**
+ * struct vdisplay_connector - a connector and what it reports
+ * @base: the DRM connector, embedded
+ * @connected: state it reports, set through debugfs or configfs
+ * @edid_lock: protects @edid and @edid_len
+ * @edid: the EDID its modes come from, or NULL for the standard modes
+ * @edid_len: bytes at @edid
+ */
+struct vdisplay_connector {
+	struct drm_connector base;
+	bool connected;
+	struct mutex edid_lock;	/* see the kernel-doc above */
+	u8 *edid;
+	size_t edid_len;
+};
+
+/**
  * struct vdisplay_device - the vdisplay instance
  * @drm: the DRM device, embedded
  * @pdev: the virtual platform device it is bound to
- * @config: the module parameters it was created with
+ * @config: the configuration it was created with
  * @composer_wq: runs every output's composer, outside of hard irq
- * @outputs: the outputs, @config.outputs of them in use
+ * @outputs: the CRTCs with their planes, @config.ncrtcs of them in use
+ * @encoders: the encoders, @config.nencoders of them in use
+ * @connectors: the connectors, @config.nconnectors of them in use
  */
 struct vdisplay_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
 	struct vdisplay_config config;
 	struct workqueue_struct *composer_wq;
-	struct vdisplay_output outputs[VDISPLAY_MAX_OUTPUTS];
+	struct vdisplay_output outputs[VDISPLAY_MAX_CRTCS];
+	struct drm_encoder encoders[VDISPLAY_MAX_ENCODERS];
+	struct vdisplay_connector connectors[VDISPLAY_MAX_CONNECTORS];
 };
 
 static inline struct vdisplay_device *to_vdisplay(struct drm_device *drm)
@@ -310,10 +359,10 @@ static inline struct vdisplay_output *crtc_to_output(struct drm_crtc *crtc)
 	return container_of(crtc, struct vdisplay_output, crtc);
 }
 
-static inline struct vdisplay_output *
-connector_to_output(struct drm_connector *connector)
+static inline struct vdisplay_connector *
+to_vdisplay_connector(struct drm_connector *connector)
 {
-	return container_of(connector, struct vdisplay_output, connector);
+	return container_of(connector, struct vdisplay_connector, base);
 }
 
 static inline struct vdisplay_output *
@@ -333,9 +382,10 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out);
 
 /* Planes */
 struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
-					unsigned int index,
+					u32 possible_crtcs,
 					enum drm_plane_type type,
-					unsigned int zpos);
+					unsigned int zpos,
+					unsigned int max_zpos);
 
 /* Pixel formats */
 const struct vdisplay_format *vdisplay_format_find(u32 fourcc);
@@ -344,9 +394,24 @@ const struct vdisplay_wb_format *vdisplay_wb_format_find(u32 fourcc);
 unsigned int vdisplay_wb_format_list(u32 *list);
 bool vdisplay_cursor_toggle_async(struct drm_atomic_commit *state);
 
-/* Encoder, connector and hotplug */
-int vdisplay_output_init(struct vdisplay_device *vd,
-			 struct vdisplay_output *out);
+/* Encoders, connectors and hotplug */
+int vdisplay_encoders_init(struct vdisplay_device *vd);
+int vdisplay_connectors_init(struct vdisplay_device *vd);
+void vdisplay_connectors_fini(struct vdisplay_device *vd);
+void vdisplay_connector_set_status(struct vdisplay_device *vd,
+				   unsigned int index, bool connected);
+int vdisplay_connector_set_edid(struct vdisplay_device *vd,
+				unsigned int index, const void *edid,
+				size_t len);
+bool vdisplay_edid_valid(const void *edid, size_t len);
+
+/* Devices, created by the module and through configfs */
+void vdisplay_config_defaults(struct vdisplay_config *config);
+int vdisplay_config_check(const struct vdisplay_config *config);
+struct platform_device *vdisplay_device_create(int id,
+					       const struct vdisplay_config *config);
+void vdisplay_device_destroy(struct platform_device *pdev);
+
 
 /* Writeback */
 int vdisplay_writeback_init(struct vdisplay_device *vd,

@@ -1,28 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vdisplay - encoder, connector and hotplug
+ * vdisplay - encoders, connectors and hotplug
  *
- * Each connector offers the standard modes up to the module's maximum size.
- * It starts connected; writing 0 or 1 to "vdisplay_connected" in its
- * debugfs directory (/sys/kernel/debug/dri/N/<connector>/) unplugs or
- * plugs it and sends a hotplug uevent, as a real display would.
+ * A connector offers the modes of its EDID when it has one (configfs),
+ * and otherwise the standard modes up to the device's maximum size.  It
+ * starts in the state its configuration gives; writing 0 or 1 to
+ * "vdisplay_connected" in its debugfs directory
+ * (/sys/kernel/debug/dri/N/<connector>/), or a status to its configfs
+ * item, unplugs or plugs it and sends a hotplug uevent, as a real display
+ * would.
  */
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_probe_helper.h>
 
 #include "vdisplay_drv.h"
 
+/**
+ * vdisplay_edid_valid() - whether @len bytes at @edid are an EDID to offer
+ * @edid: the EDID
+ * @len: its size: a whole number of 128-byte blocks, as many as its base
+ *	block announces
+ *
+ * Return: true if the base block starts with the EDID header and every
+ * block's bytes add up to 0 (mod 256), as the EDID standard requires.
+ */
+bool vdisplay_edid_valid(const void *edid, size_t len)
+{
+	static const u8 header[8] = { 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0 };
+	const u8 *p = edid;
+	size_t i;
+	u8 sum = 0;
+
+	if (!len || len % EDID_LENGTH || len > VDISPLAY_MAX_EDID)
+		return false;
+	if (memcmp(p, header, sizeof(header)))
+		return false;
+	/* Byte 126 of the base block counts the extension blocks. */
+	if ((p[126] + 1) * EDID_LENGTH != len)
+		return false;
+	for (i = 0; i < len; i++) {
+		sum += p[i];
+		if (i % EDID_LENGTH == EDID_LENGTH - 1 && sum)
+			return false;
+	}
+	return true;
+}
+
 static int vdisplay_connector_get_modes(struct drm_connector *connector)
 {
+	struct vdisplay_connector *vc = to_vdisplay_connector(connector);
 	struct vdisplay_device *vd = to_vdisplay(connector->dev);
+	const struct drm_edid *drm_edid = NULL;
 	int count;
 
+	mutex_lock(&vc->edid_lock);
+	if (vc->edid)
+		drm_edid = drm_edid_alloc(vc->edid, vc->edid_len);
+	mutex_unlock(&vc->edid_lock);
+
+	if (drm_edid) {
+		count = primepair_edid_connector_modes(connector, drm_edid);
+		drm_edid_free(drm_edid);
+		return count;
+	}
+
+	/* No EDID (any more): clear the property and offer the standard list */
+	drm_edid_connector_update(connector, NULL);
 	count = drm_add_modes_noedid(connector, vd->config.max_width,
 				     vd->config.max_height);
 	if (vd->config.max_width >= VDISPLAY_PREF_WIDTH &&
@@ -39,10 +91,68 @@ static const struct drm_connector_helper_funcs vdisplay_connector_helper_funcs =
 static enum drm_connector_status
 vdisplay_connector_detect(struct drm_connector *connector, bool force)
 {
-	struct vdisplay_output *out = connector_to_output(connector);
+	struct vdisplay_connector *vc = to_vdisplay_connector(connector);
 
-	return READ_ONCE(out->connected) ? connector_status_connected :
-					   connector_status_disconnected;
+	return READ_ONCE(vc->connected) ? connector_status_connected :
+					  connector_status_disconnected;
+}
+
+/**
+ * vdisplay_connector_set_status() - plug or unplug a connector
+ * @vd: the device
+ * @index: the connector, in configuration order
+ * @connected: the new state
+ *
+ * Sends a hotplug uevent when the state changes.
+ */
+void vdisplay_connector_set_status(struct vdisplay_device *vd,
+				   unsigned int index, bool connected)
+{
+	struct vdisplay_connector *vc = &vd->connectors[index];
+
+	if (READ_ONCE(vc->connected) == connected)
+		return;
+	WRITE_ONCE(vc->connected, connected);
+	drm_kms_helper_hotplug_event(&vd->drm);
+}
+
+/**
+ * vdisplay_connector_set_edid() - give a connector another EDID
+ * @vd: the device
+ * @index: the connector, in configuration order
+ * @edid: the EDID, checked by vdisplay_edid_valid(); NULL for none
+ * @len: bytes at @edid
+ *
+ * The new modes show at the next probe; a hotplug uevent tells clients
+ * to probe, as a monitor swapped behind the same connector would.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int vdisplay_connector_set_edid(struct vdisplay_device *vd,
+				unsigned int index, const void *edid,
+				size_t len)
+{
+	struct vdisplay_connector *vc = &vd->connectors[index];
+	u8 *copy = NULL, *old;
+
+	if (edid && len) {
+		copy = kmemdup(edid, len, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+	} else {
+		len = 0;
+	}
+
+	mutex_lock(&vc->edid_lock);
+	old = vc->edid;
+	vc->edid = copy;
+	vc->edid_len = len;
+	mutex_unlock(&vc->edid_lock);
+	kfree(old);
+
+	if (READ_ONCE(vc->connected))
+		drm_kms_helper_hotplug_event(&vd->drm);
+	return 0;
 }
 
 static ssize_t vdisplay_connected_write(struct file *file,
@@ -50,7 +160,8 @@ static ssize_t vdisplay_connected_write(struct file *file,
 					size_t len, loff_t *pos)
 {
 	struct drm_connector *connector = file->private_data;
-	struct vdisplay_output *out = connector_to_output(connector);
+	struct vdisplay_device *vd = to_vdisplay(connector->dev);
+	struct vdisplay_connector *vc = to_vdisplay_connector(connector);
 	bool connected;
 	int ret;
 
@@ -58,10 +169,7 @@ static ssize_t vdisplay_connected_write(struct file *file,
 	if (ret)
 		return ret;
 
-	if (READ_ONCE(out->connected) != connected) {
-		WRITE_ONCE(out->connected, connected);
-		drm_kms_helper_hotplug_event(connector->dev);
-	}
+	vdisplay_connector_set_status(vd, vc - vd->connectors, connected);
 	return len;
 }
 
@@ -69,8 +177,8 @@ static ssize_t vdisplay_connected_read(struct file *file, char __user *ubuf,
 				       size_t len, loff_t *pos)
 {
 	struct drm_connector *connector = file->private_data;
-	struct vdisplay_output *out = connector_to_output(connector);
-	char buf[2] = { READ_ONCE(out->connected) ? '1' : '0', '\n' };
+	struct vdisplay_connector *vc = to_vdisplay_connector(connector);
+	char buf[2] = { READ_ONCE(vc->connected) ? '1' : '0', '\n' };
 
 	return simple_read_from_buffer(ubuf, len, pos, buf, sizeof(buf));
 }
@@ -99,25 +207,88 @@ static const struct drm_connector_funcs vdisplay_connector_funcs = {
 	.debugfs_init = vdisplay_connector_debugfs_init,
 };
 
-int vdisplay_output_init(struct vdisplay_device *vd,
-			 struct vdisplay_output *out)
+/**
+ * vdisplay_encoders_init() - create the configuration's encoders
+ * @vd: the device, its CRTCs created
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdisplay_encoders_init(struct vdisplay_device *vd)
 {
+	unsigned int i;
 	int ret;
 
-	ret = drmm_encoder_init(&vd->drm, &out->encoder, NULL,
-				DRM_MODE_ENCODER_VIRTUAL, NULL);
-	if (ret)
-		return ret;
-	out->encoder.possible_crtcs = drm_crtc_mask(&out->crtc);
+	for (i = 0; i < vd->config.nencoders; i++) {
+		ret = drmm_encoder_init(&vd->drm, &vd->encoders[i], NULL,
+					DRM_MODE_ENCODER_VIRTUAL, NULL);
+		if (ret)
+			return ret;
+		vd->encoders[i].possible_crtcs =
+			vd->config.encoders[i].possible_crtcs;
+	}
+	return 0;
+}
 
-	out->connected = true;
-	ret = drmm_connector_init(&vd->drm, &out->connector,
-				  &vdisplay_connector_funcs,
-				  DRM_MODE_CONNECTOR_VIRTUAL, NULL);
-	if (ret)
-		return ret;
-	drm_connector_helper_add(&out->connector,
-				 &vdisplay_connector_helper_funcs);
+/**
+ * vdisplay_connectors_init() - create the configuration's connectors
+ * @vd: the device, its encoders created
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdisplay_connectors_init(struct vdisplay_device *vd)
+{
+	unsigned int i, e;
+	int ret;
 
-	return drm_connector_attach_encoder(&out->connector, &out->encoder);
+	for (i = 0; i < vd->config.nconnectors; i++) {
+		struct vdisplay_connector *vc = &vd->connectors[i];
+
+		mutex_init(&vc->edid_lock);
+		vc->connected = vd->config.connectors[i].connected;
+		if (vd->config.connectors[i].edid_len) {
+			vc->edid = kmemdup(vd->config.connectors[i].edid,
+					   vd->config.connectors[i].edid_len,
+					   GFP_KERNEL);
+			if (!vc->edid)
+				return -ENOMEM;
+			vc->edid_len = vd->config.connectors[i].edid_len;
+		}
+
+		ret = drmm_connector_init(&vd->drm, &vc->base,
+					  &vdisplay_connector_funcs,
+					  DRM_MODE_CONNECTOR_VIRTUAL, NULL);
+		if (ret)
+			return ret;
+		drm_connector_helper_add(&vc->base,
+					 &vdisplay_connector_helper_funcs);
+		/*
+		 * The core gives virtual connectors no EDID property; these
+		 * can get an EDID at any time, through configfs.
+		 */
+		drm_connector_attach_edid_property(&vc->base);
+
+		for (e = 0; e < vd->config.nencoders; e++) {
+			if (!(vd->config.connectors[i].possible_encoders & BIT(e)))
+				continue;
+			ret = drm_connector_attach_encoder(&vc->base,
+							   &vd->encoders[e]);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * vdisplay_connectors_fini() - free what the connectors hold
+ * @vd: the device, being torn down or never registered
+ */
+void vdisplay_connectors_fini(struct vdisplay_device *vd)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDISPLAY_MAX_CONNECTORS; i++) {
+		kfree(vd->connectors[i].edid);
+		vd->connectors[i].edid = NULL;
+	}
 }

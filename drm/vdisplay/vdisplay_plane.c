@@ -376,11 +376,10 @@ static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {
 	.atomic_async_update = vdisplay_plane_atomic_async_update,
 };
 
-static int vdisplay_plane_add_properties(struct vdisplay_device *vd,
-					 struct drm_plane *plane,
-					 unsigned int zpos)
+static int vdisplay_plane_add_properties(struct drm_plane *plane,
+					 unsigned int zpos,
+					 unsigned int max_zpos)
 {
-	unsigned int max_zpos = vd->config.overlays + 1;
 	int ret;
 
 	ret = drm_plane_create_zpos_property(plane, zpos, 0, max_zpos);
@@ -422,9 +421,10 @@ static int vdisplay_plane_add_properties(struct vdisplay_device *vd,
 }
 
 struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
-					unsigned int index,
+					u32 possible_crtcs,
 					enum drm_plane_type type,
-					unsigned int zpos)
+					unsigned int zpos,
+					unsigned int max_zpos)
 {
 	u32 formats[VDISPLAY_MAX_FORMATS];
 	struct drm_plane *plane;
@@ -434,7 +434,7 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 	/* The core copies the list. */
 	nformats = vdisplay_format_list(formats);
 	plane = __drmm_universal_plane_alloc(&vd->drm, sizeof(*plane), 0,
-					     BIT(index), &vdisplay_plane_funcs,
+					     possible_crtcs, &vdisplay_plane_funcs,
 					     formats, nformats,
 					     vdisplay_modifiers, type, NULL);
 	if (IS_ERR(plane))
@@ -442,7 +442,7 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 
 	drm_plane_helper_add(plane, &vdisplay_plane_helper_funcs);
 
-	ret = vdisplay_plane_add_properties(vd, plane, zpos);
+	ret = vdisplay_plane_add_properties(plane, zpos, max_zpos);
 	if (ret)
 		return ERR_PTR(ret);
 	return plane;

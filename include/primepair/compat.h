@@ -171,6 +171,22 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 	drm_gem_fb_create(dev, file, cmd)
 #endif
 
+/*
+ * 6.3: drm_edid_connector_update() stopped adding the EDID's modes, which
+ * drm_edid_connector_add_modes() does since.  Returns the modes added.
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 3)
+#define primepair_edid_connector_modes(connector, drm_edid) ({	\
+	struct drm_connector *__c = (connector);			\
+									\
+	drm_edid_connector_update(__c, drm_edid);			\
+	drm_edid_connector_add_modes(__c);				\
+})
+#else
+#define primepair_edid_connector_modes(connector, drm_edid)		\
+	max(drm_edid_connector_update(connector, drm_edid), 0)
+#endif
+
 /* After 6.12 (first built here: 7.3): struct drm_atomic_state became drm_atomic_commit. */
 #if !PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
 #define drm_atomic_commit	drm_atomic_state
