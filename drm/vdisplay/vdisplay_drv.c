@@ -668,6 +668,9 @@ static int __init vdisplay_init(void)
 		vdisplay_devices[i] = pdev;
 	}
 
+	ret = vdisplay_configfs_register();
+	if (ret)
+		goto out_destroy;
 	kfree(config);
 	return 0;
 
@@ -681,6 +684,8 @@ out_free:
 
 static void __exit vdisplay_exit(void)
 {
+	/* No configfs device is left: each holds a reference on the module. */
+	vdisplay_configfs_unregister();
 	vdisplay_destroy_all();
 	platform_driver_unregister(&vdisplay_platform_driver);
 }

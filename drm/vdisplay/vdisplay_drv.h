@@ -412,6 +412,9 @@ struct platform_device *vdisplay_device_create(int id,
 					       const struct vdisplay_config *config);
 void vdisplay_device_destroy(struct platform_device *pdev);
 
+/* configfs */
+int vdisplay_configfs_register(void);
+void vdisplay_configfs_unregister(void);
 
 /* Writeback */
 int vdisplay_writeback_init(struct vdisplay_device *vd,

@@ -65,6 +65,17 @@ hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
+/*
+ * After 6.12 (first built here: 7.3): &config_item_type points at const
+ * item and group operations.  Drivers declare them
+ * "static primepair_configfs_ops_const struct configfs_..._operations".
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
+#define primepair_configfs_ops_const	const
+#else
+#define primepair_configfs_ops_const
+#endif
+
 /* 6.11: platform_driver.remove returns void; before, that one was .remove_new. */
 #if PRIMEPAIR_KERNEL_AT_LEAST(6, 11)
 #define primepair_platform_remove	remove
