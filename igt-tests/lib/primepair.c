@@ -11,11 +11,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/netlink.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <xf86drm.h>
 
 #include "igt_core.h"
@@ -280,4 +283,43 @@ int primepair_selftest_export(uint64_t size)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+int primepair_uevent_open(void)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1,
+	};
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+			NETLINK_KOBJECT_UEVENT);
+
+	igt_require(fd >= 0);
+	igt_require(bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	return fd;
+}
+
+bool primepair_uevent_hotplug(int fd)
+{
+	char buf[4096];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (poll(&pfd, 1, 1000) == 1) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+		bool hotplug = false, drm = false;
+		ssize_t off;
+
+		if (n <= 0)
+			return false;
+		buf[n] = 0;
+		for (off = 0; off < n; off += strlen(buf + off) + 1) {
+			if (!strcmp(buf + off, "HOTPLUG=1"))
+				hotplug = true;
+			if (!strcmp(buf + off, "SUBSYSTEM=drm"))
+				drm = true;
+		}
+		if (hotplug && drm)
+			return true;
+	}
+	return false;
 }

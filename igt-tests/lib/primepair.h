@@ -158,6 +158,14 @@ bool primepair_kmsg_find(int fd, const char *needle);
 void primepair_reload_module(const char *name, const char *params);
 
 /*
+ * A socket on the kernel's uevents (skips the subtest if none can be
+ * opened), and whether a DRM hotplug uevent ("change" with HOTPLUG=1)
+ * arrives on it within a second.  The caller closes the socket.
+ */
+int primepair_uevent_open(void);
+bool primepair_uevent_hotplug(int fd);
+
+/*
  * A dma-buf of @size bytes (1 to 1 MiB; need not be a multiple of the page
  * size) from primebuf_selftest's test exporter, which stands for a foreign
  * exporter; returns its fd or -errno.

@@ -12,11 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/netlink.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -202,46 +199,6 @@ static void test_two_devices(void)
 	igt_assert_eq(system("modprobe vdisplay"), 0);
 }
 
-static int uevent_open(void)
-{
-	struct sockaddr_nl addr = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1,
-	};
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-			NETLINK_KOBJECT_UEVENT);
-
-	igt_require(fd >= 0);
-	igt_require(bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
-	return fd;
-}
-
-/* A "change" uevent with HOTPLUG=1 arrives within a second */
-static bool uevent_hotplug(int fd)
-{
-	char buf[4096];
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	while (poll(&pfd, 1, 1000) == 1) {
-		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
-		bool hotplug = false, drm = false;
-		ssize_t off;
-
-		if (n <= 0)
-			return false;
-		buf[n] = 0;
-		for (off = 0; off < n; off += strlen(buf + off) + 1) {
-			if (!strcmp(buf + off, "HOTPLUG=1"))
-				hotplug = true;
-			if (!strcmp(buf + off, "SUBSYSTEM=drm"))
-				drm = true;
-		}
-		if (hotplug && drm)
-			return true;
-	}
-	return false;
-}
-
 static void set_connected(struct primepair_kms *kms, uint32_t connector_id,
 			  bool connected)
 {
@@ -271,10 +228,10 @@ static void test_hotplug(void)
 
 	primepair_kms_open(&kms);
 	id = kms.outputs[0].connector_id;
-	ev = uevent_open();
+	ev = primepair_uevent_open();
 
 	set_connected(&kms, id, false);
-	igt_assert(uevent_hotplug(ev));
+	igt_assert(primepair_uevent_hotplug(ev));
 	c = drmModeGetConnector(kms.fd, id);
 	igt_assert(c);
 	igt_assert_eq(c->connection, DRM_MODE_DISCONNECTED);
@@ -282,7 +239,7 @@ static void test_hotplug(void)
 	drmModeFreeConnector(c);
 
 	set_connected(&kms, id, true);
-	igt_assert(uevent_hotplug(ev));
+	igt_assert(primepair_uevent_hotplug(ev));
 	c = drmModeGetConnector(kms.fd, id);
 	igt_assert(c);
 	igt_assert_eq(c->connection, DRM_MODE_CONNECTED);
