@@ -2,8 +2,10 @@
 /*
  * vrender - driver, instances and their DMA constraints
  *
- * Each instance is a render node on its own virtual platform device.  The
- * module parameters give every instance its DMA constraints, which it
+ * Each instance is a render node on its own virtual platform device,
+ * "vrender.<index>", bound by the platform driver "vrender": it can be
+ * unbound and bound again in sysfs (/sys/bus/platform/drivers/vrender/).
+ * The module parameters give every instance its DMA constraints, which it
  * declares to primebuf: exporters then have importers with different
  * needs to negotiate with.
  */
@@ -58,7 +60,7 @@ unsigned int vrender_job_latency_us;
 module_param_named(job_latency_us, vrender_job_latency_us, uint, 0644);
 MODULE_PARM_DESC(job_latency_us, "Simulated time every job takes before its commands, in us (default 0)");
 
-static struct vrender_device *vrender_devices[VRENDER_MAX_INSTANCES];
+static struct platform_device *vrender_pdevs[VRENDER_MAX_INSTANCES];
 
 static const struct drm_ioctl_desc vrender_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VRENDER_GET_PARAM, vrender_ioctl_get_param,
@@ -139,82 +141,85 @@ static int vrender_dma_init(struct vrender_device *vr)
 	return primebuf_register_device(dev, &vr->constraints);
 }
 
-static int vrender_create(unsigned int index)
+static int vrender_probe(struct platform_device *pdev)
 {
-	struct platform_device *pdev;
 	struct vrender_device *vr;
 	int ret;
 
-	pdev = platform_device_register_simple(VRENDER_DRIVER_NAME, index,
-					       NULL, 0);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-
-	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
-		ret = -ENOMEM;
-		goto out_unregister_pdev;
-	}
+	if (pdev->id < 0 || pdev->id >= VRENDER_MAX_INSTANCES)
+		return -EINVAL;
 
 	vr = devm_drm_dev_alloc(&pdev->dev, &vrender_driver,
 				struct vrender_device, drm);
-	if (IS_ERR(vr)) {
-		ret = PTR_ERR(vr);
-		goto out_release_group;
-	}
+	if (IS_ERR(vr))
+		return PTR_ERR(vr);
 	vr->pdev = pdev;
-	vr->index = index;
+	vr->index = pdev->id;
 
+	/* The engines go with the DRM device, after its last file. */
 	ret = vrender_engine_init(vr);
 	if (ret)
-		goto out_release_group;
+		return ret;
 
 	ret = vrender_dma_init(vr);
-	if (ret)
-		goto out_engine_fini;
+	if (ret) {
+		pdev->dev.dma_parms = NULL;
+		return ret;
+	}
 
+	platform_set_drvdata(pdev, vr);
 	ret = drm_dev_register(&vr->drm, 0);
 	if (ret)
 		goto out_unregister_constraints;
-
-	vrender_devices[index] = vr;
 	return 0;
 
 out_unregister_constraints:
+	platform_set_drvdata(pdev, NULL);
 	primebuf_unregister_device(&pdev->dev);
-out_engine_fini:
-	vrender_engine_fini(vr);
-out_release_group:
-	devres_release_group(&pdev->dev, NULL);
-out_unregister_pdev:
-	platform_device_unregister(pdev);
+	pdev->dev.dma_parms = NULL;
 	return ret;
 }
 
-static void vrender_destroy(struct vrender_device *vr)
+/*
+ * Unbinding unplugs the DRM device: every ioctl and new mmap of its open
+ * files fails with -ENODEV from then on.  The jobs queued before still
+ * run, and their fences signal; unbinding returns once they are freed,
+ * so the device has no DMA mapping left.  The files' buffers, and the
+ * dma-bufs exported from them, live until their last user lets go.
+ */
+static void vrender_remove(struct platform_device *pdev)
 {
-	struct platform_device *pdev = vr->pdev;
+	struct vrender_device *vr = platform_get_drvdata(pdev);
 
 	drm_dev_unplug(&vr->drm);
-	/* Every file is closed; the jobs they left finish first. */
-	vrender_engine_fini(vr);
+	vrender_engine_quiesce(vr);
 	primebuf_unregister_device(&pdev->dev);
-	devres_release_group(&pdev->dev, NULL);
-	platform_device_unregister(pdev);
+	/* @vr, which holds the parameters, may outlive the binding. */
+	pdev->dev.dma_parms = NULL;
 }
+
+static struct platform_driver vrender_platform_driver = {
+	.probe = vrender_probe,
+	.primepair_platform_remove = vrender_remove,
+	.driver = {
+		.name = VRENDER_DRIVER_NAME,
+	},
+};
 
 static void vrender_destroy_all(void)
 {
 	int i;
 
 	for (i = VRENDER_MAX_INSTANCES - 1; i >= 0; i--) {
-		if (vrender_devices[i])
-			vrender_destroy(vrender_devices[i]);
-		vrender_devices[i] = NULL;
+		if (vrender_pdevs[i])
+			platform_device_unregister(vrender_pdevs[i]);
+		vrender_pdevs[i] = NULL;
 	}
 }
 
 static int __init vrender_init(void)
 {
+	struct platform_device *pdev;
 	unsigned int i;
 	int ret;
 
@@ -234,19 +239,36 @@ static int __init vrender_init(void)
 		}
 	}
 
+	ret = platform_driver_register(&vrender_platform_driver);
+	if (ret)
+		return ret;
+
 	for (i = 0; i < instances; i++) {
-		ret = vrender_create(i);
-		if (ret) {
-			vrender_destroy_all();
-			return ret;
+		/* The driver is registered: the device is probed right here. */
+		pdev = platform_device_register_simple(VRENDER_DRIVER_NAME, i,
+						       NULL, 0);
+		if (IS_ERR(pdev)) {
+			ret = PTR_ERR(pdev);
+			goto out_destroy;
+		}
+		vrender_pdevs[i] = pdev;
+		if (!platform_get_drvdata(pdev)) {
+			ret = -ENODEV;
+			goto out_destroy;
 		}
 	}
 	return 0;
+
+out_destroy:
+	vrender_destroy_all();
+	platform_driver_unregister(&vrender_platform_driver);
+	return ret;
 }
 
 static void __exit vrender_exit(void)
 {
 	vrender_destroy_all();
+	platform_driver_unregister(&vrender_platform_driver);
 }
 
 module_init(vrender_init);

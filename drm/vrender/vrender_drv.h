@@ -43,7 +43,9 @@ struct drm_vrender_cmd;
  * @engine_list: points at each of @engine, for the files' entities
  * @engine_name: the timeline name of each engine's fences
  * @jobs: jobs, and states of open or closed files, not yet freed
- * @idle: removal waits here for @jobs to reach zero
+ * @live_jobs: jobs not yet freed, whose buffers may still be mapped
+ * @idle: unbinding waits here for @live_jobs to reach zero, and the
+ *	release of the DRM device for @jobs
  * @free_wq: where finished jobs are released, and the state of a closed
  *	file once its last job is
  */
@@ -57,6 +59,7 @@ struct vrender_device {
 	struct drm_gpu_scheduler *engine_list[VRENDER_ENGINES];
 	char engine_name[VRENDER_ENGINES][24];
 	atomic_t jobs;
+	atomic_t live_jobs;
 	wait_queue_head_t idle;
 	struct workqueue_struct *free_wq;
 };
@@ -209,7 +212,7 @@ void vrender_out_fence_follow(struct dma_fence *fence,
 struct dma_fence *vrender_fence_own(struct vrender_device *vr,
 				    struct dma_fence *f);
 int vrender_engine_init(struct vrender_device *vr);
-void vrender_engine_fini(struct vrender_device *vr);
+void vrender_engine_quiesce(struct vrender_device *vr);
 int vrender_file_open(struct vrender_device *vr, struct drm_file *file);
 void vrender_file_close(struct drm_file *file);
 void vrender_file_put(struct vrender_file *vf);

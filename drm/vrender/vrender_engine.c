@@ -19,6 +19,7 @@
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_managed.h>
 #include <drm/gpu_scheduler.h>
 
 #include <uapi/drm/vrender_drm.h>
@@ -946,8 +947,14 @@ void vrender_job_release(struct vrender_job *job)
 	kvfree(job->cmds);
 	kfree(job);
 
-	if (atomic_dec_and_test(&vr->jobs))
-		wake_up_all(&vr->idle);
+	/*
+	 * Unbinding waits for the first count, the device's release for the
+	 * second; both only return after this work item (or the SUBMIT that
+	 * gave up on the job, which holds the file) is done with @vr.
+	 */
+	atomic_dec(&vr->live_jobs);
+	atomic_dec(&vr->jobs);
+	wake_up_all(&vr->idle);
 }
 
 static void vrender_job_free_work(struct work_struct *work)
@@ -980,9 +987,27 @@ static const struct drm_sched_backend_ops vrender_sched_ops = {
  * The device's scheduler and the files' entities
  */
 
+/*
+ * Tear the engines down at the DRM device's release, once every file is
+ * closed: waits for the entities of closed files to be freed first.
+ */
+static void vrender_engine_fini(struct drm_device *drm, void *data)
+{
+	struct vrender_device *vr = data;
+	unsigned int i;
+
+	wait_event(vr->idle, !atomic_read(&vr->jobs));
+	/* The last free_work may still be returning. */
+	destroy_workqueue(vr->free_wq);
+	for (i = 0; i < VRENDER_ENGINES; i++)
+		drm_sched_fini(&vr->engine[i]);
+}
+
 /**
  * vrender_engine_init - set up a device's engines and their schedulers
  * @vr: the device
+ *
+ * They are torn down with the DRM device, after its last file is closed.
  *
  * Context: process context, at probe.
  * Return: 0 or a negative errno.
@@ -1013,7 +1038,7 @@ int vrender_engine_init(struct vrender_device *vr)
 			goto err;
 		vr->engine_list[i] = &vr->engine[i];
 	}
-	return 0;
+	return drmm_add_action_or_reset(&vr->drm, vrender_engine_fini, vr);
 
 err:
 	while (i--)
@@ -1023,22 +1048,21 @@ err:
 }
 
 /**
- * vrender_engine_fini - tear a device's engines down
- * @vr: the device, unplugged, with no open file
+ * vrender_engine_quiesce - wait for every job of an unplugged device
+ * @vr: the device, unplugged: no new job comes
  *
- * Waits for the jobs and entities of closed files to be freed first.
+ * The jobs queued before the unplug still run, and are freed, which
+ * releases their buffers' DMA mappings: the device has none left when
+ * its driver lets go of it.  Open files, their entities and the
+ * schedulers stay until the DRM device's release.
  *
- * Context: process context, at removal.
+ * Context: process context, at unbind.
  */
-void vrender_engine_fini(struct vrender_device *vr)
+void vrender_engine_quiesce(struct vrender_device *vr)
 {
-	unsigned int i;
-
-	wait_event(vr->idle, !atomic_read(&vr->jobs));
-	/* The last free_work may still be returning. */
-	destroy_workqueue(vr->free_wq);
-	for (i = 0; i < VRENDER_ENGINES; i++)
-		drm_sched_fini(&vr->engine[i]);
+	wait_event(vr->idle, !atomic_read(&vr->live_jobs));
+	/* A job's release may still be returning from its wake-up. */
+	flush_workqueue(vr->free_wq);
 }
 
 /* The file and all its jobs are gone: the entity is idle. */

@@ -90,6 +90,7 @@ static int vrender_submit_copy_cmds(struct vrender_submit *s)
 		return -ENOMEM;
 	job->vr = s->vr;
 	atomic_inc(&s->vr->jobs);
+	atomic_inc(&s->vr->live_jobs);
 	s->job = job;
 
 	job->ncmds = s->args->cmd_count;
