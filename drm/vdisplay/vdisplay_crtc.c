@@ -200,7 +200,8 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 
 /*
  * The new state is latched at the next vblank, so that is when the
- * commit's event is delivered.  The tail flushes before it enables: the
+ * commit's event is delivered, unless the commit is an asynchronous
+ * (tearing) flip, which completes at once.  The tail flushes before it enables: the
  * event of a modeset that switches the CRTC on is left to atomic_enable,
  * which arms it for the CRTC's first vblank.  A CRTC switched off (at the
  * end of its frame) sends the event at once.
@@ -216,7 +217,17 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 	if (!crtc_state->event ||
 	    (crtc_state->active && drm_atomic_crtc_needs_modeset(crtc_state)))
 		return;
-	vdisplay_crtc_deliver_event(crtc, crtc_state->event);
+	if (crtc_state->async_flip) {
+		/*
+		 * A tearing flip does not wait for the vblank: the composer
+		 * already reads the new framebuffers, so the flip is done.
+		 */
+		spin_lock_irq(&crtc->dev->event_lock);
+		drm_crtc_send_vblank_event(crtc, crtc_state->event);
+		spin_unlock_irq(&crtc->dev->event_lock);
+	} else {
+		vdisplay_crtc_deliver_event(crtc, crtc_state->event);
+	}
 	crtc_state->event = NULL;
 }
 

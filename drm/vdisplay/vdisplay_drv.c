@@ -356,6 +356,8 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	drm->mode_config.max_height = 8192;
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.normalize_zpos = true;
+	/* DRM_MODE_PAGE_FLIP_ASYNC, legacy and (6.8 on) atomic */
+	drm->mode_config.async_page_flip = true;
 
 	ret = vdisplay_planes_init(vd);
 	if (ret)

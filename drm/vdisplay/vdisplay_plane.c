@@ -211,8 +211,11 @@ static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
  * takes a new position or image at any time.  The helpers send a cursor
  * that stays shown this way (a move, a new image); showing or hiding it
  * is vdisplay_cursor_toggle_async()'s decision.  The atomic check has
- * clipped the new state already.  Asynchronous page flips (@flip) are not
- * offered.
+ * clipped the new state already.
+ *
+ * With @flip, the core asks whether an asynchronous (tearing) page flip
+ * may change this plane's framebuffer: on every plane, as the composer
+ * takes each commit's framebuffers from its next frame on.
  */
 static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
 					     struct drm_atomic_commit *state,
@@ -223,7 +226,9 @@ static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
 	struct drm_plane_state *new_state =
 		drm_atomic_get_new_plane_state(state, plane);
 
-	if (flip || plane->type != DRM_PLANE_TYPE_CURSOR || !old_state->fb ||
+	if (flip)
+		return 0;
+	if (plane->type != DRM_PLANE_TYPE_CURSOR || !old_state->fb ||
 	    !new_state->fb || !old_state->visible || !new_state->visible)
 		return -EINVAL;
 	return 0;
