@@ -392,6 +392,113 @@ static void test_flip_maps_once(struct ctx *c)
 	igt_assert_eq_u64(primepair_summary("vmap_created"), created);
 }
 
+#ifndef DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP
+#define DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP	0x15
+#endif
+
+/*
+ * @n asynchronous flips between the two framebuffers, legacy or atomic,
+ * each waited for; returns how many completed in the same vblank as the
+ * one before.  A flip paced by the vblank never does.
+ */
+static unsigned int async_flips(struct ctx *c, unsigned int n, bool atomic)
+{
+	struct flip_event ev = {};
+	unsigned int i, same = 0, prev = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t fb = c->fb[(i + 1) & 1].fb_id;
+
+		if (atomic) {
+			drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+			primepair_add(c->kms.fd, req, c->o->primary,
+				      DRM_MODE_OBJECT_PLANE, "FB_ID", fb);
+			igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
+							  DRM_MODE_PAGE_FLIP_EVENT |
+							  DRM_MODE_PAGE_FLIP_ASYNC |
+							  DRM_MODE_ATOMIC_NONBLOCK,
+							  &ev), 0);
+			drmModeAtomicFree(req);
+		} else {
+			igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id, fb,
+						      DRM_MODE_PAGE_FLIP_EVENT |
+						      DRM_MODE_PAGE_FLIP_ASYNC,
+						      &ev), 0);
+		}
+		igt_assert_f(read_event(c->kms.fd, 1000), "flip %u: no event\n", i);
+		igt_assert_eq(ev.crtc_id, c->o->crtc_id);
+		if (i && ev.sequence == prev)
+			same++;
+		prev = ev.sequence;
+	}
+	igt_assert_eq(ev.count, n);
+	return same;
+}
+
+/* Writeback shows @fb's colour: the composer took the last flip. */
+static void assert_shows(struct ctx *c, const struct primepair_fb *fb,
+			 uint32_t color)
+{
+	struct primepair_fb wb;
+
+	primepair_fb_create(c->kms.fd, fb->width, fb->height,
+			    DRM_FORMAT_XRGB8888, &wb);
+	primepair_writeback_capture(&c->kms, c->o, &wb);
+	for (uint32_t y = 0; y < wb.height; y += 7)
+		for (uint32_t x = 0; x < wb.width; x += 5)
+			igt_assert_eq_u32(((uint32_t *)wb.map)[y * wb.pitch / 4 + x] &
+					  0xffffff, color & 0xffffff);
+	primepair_fb_destroy(c->kms.fd, &wb);
+}
+
+/*
+ * Asynchronous (tearing) flips complete without waiting for a vblank:
+ * several complete within one frame, and the picture is the last one.
+ * Atomic commits flip asynchronously where the core offers it (6.8 on);
+ * an asynchronous commit that changes anything but framebuffers fails.
+ */
+static void test_async_flip(struct ctx *c)
+{
+	drmModeAtomicReqPtr req;
+	uint64_t cap = 0;
+	unsigned int same;
+
+	igt_require(c->o->wb_connector_id);
+	igt_assert_eq(drmGetCap(c->kms.fd, DRM_CAP_ASYNC_PAGE_FLIP, &cap), 0);
+	igt_assert_eq(cap, 1);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb[0]), 0);
+	primepair_wait_vblank(&c->kms, c->o);
+
+	same = async_flips(c, 32, false);
+	igt_info("legacy: %u of 32 async flips completed in the vblank of the one before\n",
+		 same);
+	igt_assert_lt(0, same);
+	assert_shows(c, &c->fb[0], 0xff102030u);
+
+	if (drmGetCap(c->kms.fd, DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP, &cap) || !cap) {
+		igt_info("this kernel has no atomic asynchronous flips\n");
+		return;
+	}
+	same = async_flips(c, 31, true);
+	igt_info("atomic: %u of 31 async flips completed in the vblank of the one before\n",
+		 same);
+	igt_assert_lt(0, same);
+	assert_shows(c, &c->fb[1], 0xff302010u);
+
+	/* Plane alpha is no framebuffer: not asynchronously. */
+	req = drmModeAtomicAlloc();
+	primepair_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE,
+		      "FB_ID", c->fb[0].fb_id);
+	primepair_add(c->kms.fd, req, c->o->primary, DRM_MODE_OBJECT_PLANE,
+		      "alpha", 0x8000);
+	igt_assert_eq(drmModeAtomicCommit(c->kms.fd, req,
+					  DRM_MODE_PAGE_FLIP_ASYNC |
+					  DRM_MODE_ATOMIC_NONBLOCK, NULL), -EINVAL);
+	drmModeAtomicFree(req);
+	assert_shows(c, &c->fb[1], 0xff302010u);
+}
+
 igt_main
 {
 	struct ctx c = {};
@@ -426,6 +533,9 @@ igt_main
 	igt_describe("Flipping back and forth between two framebuffers maps each once, not once per flip");
 	igt_subtest("flip-maps-once")
 		test_flip_maps_once(&c);
+	igt_describe("Asynchronous flips, legacy and atomic, complete without waiting for the vblank and show the last framebuffer");
+	igt_subtest("async-flip")
+		test_async_flip(&c);
 	igt_describe("Switching the CRTC off completes at the end of the frame: the event comes with the next vblank");
 	igt_subtest("disable-event")
 		test_disable_event(&c);
