@@ -87,14 +87,21 @@ static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
 	return l->alpha >> 8 == 255 && !l->fmt->has_alpha;
 }
 
-/* Pixel (@x, @y) of a YUV framebuffer, in ARGB8888 */
+/*
+ * Pixel (@x, @y) of a YUV framebuffer, in ARGB8888.  Every YUV format is
+ * read alike, where its entry says the top byte of each sample lies;
+ * @l->cb and @l->cr point at those of the first chroma samples.
+ */
 static u32 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
 {
 	const struct vdisplay_format *fmt = l->fmt;
-	const u8 *c = (const u8 *)l->uv + (size_t)(y / fmt->vsub) * l->uv_pitch +
-		      (size_t)(x / fmt->hsub) * 2;
-	s32 luma = ((const u8 *)l->vaddr)[(size_t)y * l->pitch + x];
-	s32 cb = c[fmt->swap_uv] - 128, cr = c[!fmt->swap_uv] - 128;
+	size_t cx = (size_t)(x / fmt->hsub) * fmt->chroma_cpp;
+	size_t cy = y / fmt->vsub;
+	const u8 *p = (const u8 *)l->vaddr + (size_t)y * l->pitch +
+		      (size_t)x * fmt->cpp;
+	s32 luma = p[fmt->cpp - 1];
+	s32 cb = l->cb[cy * l->cb_pitch + cx] - 128;
+	s32 cr = l->cr[cy * l->cr_pitch + cx] - 128;
 	s32 yy = (luma - l->yuv.y0) * l->yuv.y + (1 << 15);
 	s32 r = (yy + cr * l->yuv.rv) >> 16;
 	s32 g = (yy + cb * l->yuv.gu + cr * l->yuv.gv) >> 16;
@@ -513,8 +520,12 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	l->blend = state->pixel_blend_mode;
 	vdisplay_layer_rotation(l, state);
 	if (l->fmt->yuv) {
-		l->uv = vs->data[1].vaddr;
-		l->uv_pitch = state->fb->pitches[1];
+		l->cb = (const u8 *)vs->data[l->fmt->cb_plane].vaddr +
+			l->fmt->cb_byte;
+		l->cr = (const u8 *)vs->data[l->fmt->cr_plane].vaddr +
+			l->fmt->cr_byte;
+		l->cb_pitch = state->fb->pitches[l->fmt->cb_plane];
+		l->cr_pitch = state->fb->pitches[l->fmt->cr_plane];
 		vdisplay_layer_yuv(l, state->color_encoding,
 				   state->color_range);
 	}

@@ -128,15 +128,22 @@ struct vdisplay_plane_state {
 /**
  * struct vdisplay_format - a format planes scan out
  * @fourcc: DRM fourcc
- * @cpp: bytes per pixel
+ * @cpp: bytes per pixel; of a YUV format, bytes per luma sample
  * @has_alpha: pixels carry an alpha channel
  * @read_row: convert @n pixels at @src to ARGB8888 at @dst (opaque for
  *	formats without alpha); NULL for YUV
- * @yuv: a two-plane YUV format: 8-bit luma, then interleaved Cb and Cr
- *	(@cpp is the luma's)
+ * @yuv: a YUV format: luma in the first plane, little endian, of which
+ *	the composer reads the top 8 bits (the last byte of a sample), then
+ *	Cb and Cr in one plane, interleaved, or in one plane each
  * @hsub: horizontal chroma subsampling of a YUV format
  * @vsub: vertical chroma subsampling of a YUV format
- * @swap_uv: Cr comes before Cb (NV21, NV61, NV42)
+ * @chroma_cpp: bytes from one chroma sample to the next along a line of
+ *	its plane: 2 for interleaved 8-bit Cb and Cr, 1 for a plane of its
+ *	own, 4 for interleaved 16-bit ones
+ * @cb_plane: framebuffer plane holding Cb
+ * @cb_byte: byte of the top 8 bits of Cb within its chroma sample
+ * @cr_plane: framebuffer plane holding Cr
+ * @cr_byte: byte of the top 8 bits of Cr within its chroma sample
  */
 struct vdisplay_format {
 	u32 fourcc;
@@ -146,7 +153,11 @@ struct vdisplay_format {
 	bool yuv;
 	u8 hsub;
 	u8 vsub;
-	bool swap_uv;
+	u8 chroma_cpp;
+	u8 cb_plane;
+	u8 cb_byte;
+	u8 cr_plane;
+	u8 cr_byte;
 };
 
 /**
@@ -168,8 +179,11 @@ struct vdisplay_wb_format {
  * @dst: destination rectangle on the CRTC, clipped to it
  * @alpha: plane alpha, 0 (transparent) to 0xffff (opaque)
  * @blend: DRM_MODE_BLEND_* of the plane
- * @uv: the chroma plane of a YUV framebuffer
- * @uv_pitch: bytes per chroma line
+ * @cb: the byte holding the top 8 bits of a YUV framebuffer's first Cb
+ *	sample
+ * @cr: the byte holding the top 8 bits of its first Cr sample
+ * @cb_pitch: bytes per line of the plane holding Cb
+ * @cr_pitch: bytes per line of the plane holding Cr
  * @yuv: Q16 YCbCr to RGB for the plane's COLOR_ENCODING and COLOR_RANGE:
  *	R = (Y - y0) * y + Cr * rv, G = (Y - y0) * y + Cb * gu + Cr * gv,
  *	B = (Y - y0) * y + Cb * bu, with Cb and Cr centred on 0
@@ -191,8 +205,10 @@ struct vdisplay_layer {
 	struct drm_rect dst;
 	u16 alpha;
 	u16 blend;
-	const void *uv;
-	u32 uv_pitch;
+	const u8 *cb;
+	const u8 *cr;
+	u32 cb_pitch;
+	u32 cr_pitch;
 	struct {
 		s32 y0, y, rv, gu, gv, bu;
 	} yuv;

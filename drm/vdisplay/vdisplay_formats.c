@@ -13,9 +13,10 @@
  * on the way in, narrower ones are widened by repeating their top bits
  * below, so full scale stays full scale.  Half floats are cut to [0, 1]
  * and scaled to 8 bits with rounding.  Formats without alpha read
- * opaque.  The two-plane YUV formats have no row reader: their pixels
- * depend on the plane's COLOR_ENCODING and COLOR_RANGE, which the
- * composer applies.
+ * opaque.  The YUV formats have no row reader: their pixels depend on
+ * the plane's COLOR_ENCODING and COLOR_RANGE, which the composer applies
+ * a pixel at a time, and their entries say instead where the samples
+ * lie, so that one reader takes them all.
  */
 
 #include <linux/kernel.h>
@@ -240,6 +241,23 @@ static void vdisplay_read_argb16161616f(u32 *dst, const void *src,
 			 vdisplay_half_to_8(vdisplay_le16(s));
 }
 
+/*
+ * YUV with 8-bit samples, chroma subsampled @h x @v: luma, then pairs of
+ * Cb and Cr in one plane, Cb the byte @cb of each pair and Cr the byte @cr
+ */
+#define VDISPLAY_YUV_2PLANE(f, h, v, cb, cr)				\
+	{ .fourcc = (f), .cpp = 1, .yuv = true, .hsub = (h), .vsub = (v),	\
+	  .chroma_cpp = 2, .cb_plane = 1, .cb_byte = (cb),		\
+	  .cr_plane = 1, .cr_byte = (cr) }
+
+/*
+ * YUV with 8-bit samples, chroma subsampled @h x @v: luma, then Cb and Cr
+ * in a plane each, Cb in plane @cb and Cr in plane @cr (1 and 2, or 2 and 1)
+ */
+#define VDISPLAY_YUV_3PLANE(f, h, v, cb, cr)				\
+	{ .fourcc = (f), .cpp = 1, .yuv = true, .hsub = (h), .vsub = (v),	\
+	  .chroma_cpp = 1, .cb_plane = (cb), .cr_plane = (cr) }
+
 static const struct vdisplay_format vdisplay_plane_formats[] = {
 	{ DRM_FORMAT_XRGB8888, 4, false, vdisplay_read_xrgb8888 },
 	{ DRM_FORMAT_ARGB8888, 4, true, vdisplay_read_argb8888 },
@@ -257,12 +275,23 @@ static const struct vdisplay_format vdisplay_plane_formats[] = {
 	{ DRM_FORMAT_XRGB16161616F, 8, false, vdisplay_read_xrgb16161616f },
 	{ DRM_FORMAT_ARGB16161616F, 8, true, vdisplay_read_argb16161616f },
 	/* YUV: read pixel by pixel by the composer, by plane's colour state */
-	{ DRM_FORMAT_NV12, 1, false, NULL, true, 2, 2, false },
-	{ DRM_FORMAT_NV21, 1, false, NULL, true, 2, 2, true },
-	{ DRM_FORMAT_NV16, 1, false, NULL, true, 2, 1, false },
-	{ DRM_FORMAT_NV61, 1, false, NULL, true, 2, 1, true },
-	{ DRM_FORMAT_NV24, 1, false, NULL, true, 1, 1, false },
-	{ DRM_FORMAT_NV42, 1, false, NULL, true, 1, 1, true },
+	VDISPLAY_YUV_2PLANE(DRM_FORMAT_NV12, 2, 2, 0, 1),
+	VDISPLAY_YUV_2PLANE(DRM_FORMAT_NV21, 2, 2, 1, 0),
+	VDISPLAY_YUV_2PLANE(DRM_FORMAT_NV16, 2, 1, 0, 1),
+	VDISPLAY_YUV_2PLANE(DRM_FORMAT_NV61, 2, 1, 1, 0),
+	VDISPLAY_YUV_2PLANE(DRM_FORMAT_NV24, 1, 1, 0, 1),
+	VDISPLAY_YUV_2PLANE(DRM_FORMAT_NV42, 1, 1, 1, 0),
+	VDISPLAY_YUV_3PLANE(DRM_FORMAT_YUV420, 2, 2, 1, 2),
+	VDISPLAY_YUV_3PLANE(DRM_FORMAT_YVU420, 2, 2, 2, 1),
+	VDISPLAY_YUV_3PLANE(DRM_FORMAT_YUV422, 2, 1, 1, 2),
+	VDISPLAY_YUV_3PLANE(DRM_FORMAT_YUV444, 1, 1, 1, 2),
+	/*
+	 * 16-bit little-endian luma, then Cb,Cr pairs of the same, the 10
+	 * bits in the top of each: the second byte of every sample is read.
+	 */
+	{ .fourcc = DRM_FORMAT_P010, .cpp = 2, .yuv = true, .hsub = 2,
+	  .vsub = 2, .chroma_cpp = 4, .cb_plane = 1, .cb_byte = 1,
+	  .cr_plane = 1, .cr_byte = 3 },
 };
 
 /**
