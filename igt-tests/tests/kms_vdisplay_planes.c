@@ -732,124 +732,6 @@ static void test_primary_off(struct ctx *c)
 	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
-/* The two-plane YUV formats: chroma subsampling and Cr-before-Cb */
-static const struct {
-	uint32_t format, hsub, vsub;
-	bool swap;
-} yuv_formats[] = {
-	{ DRM_FORMAT_NV12, 2, 2, false }, { DRM_FORMAT_NV21, 2, 2, true },
-	{ DRM_FORMAT_NV16, 2, 1, false }, { DRM_FORMAT_NV61, 2, 1, true },
-	{ DRM_FORMAT_NV24, 1, 1, false }, { DRM_FORMAT_NV42, 1, 1, true },
-};
-
-/*
- * BT.601, BT.709 and BT.2020 YCbCr to RGB for 8-bit values, in double
- * precision from each standard's Kr and Kb, rounded and clamped.
- */
-static uint32_t yuv_to_rgb(int y, int cb, int cr, int encoding, bool full)
-{
-	static const double k[3][2] = {
-		{ 0.299, 0.114 }, { 0.2126, 0.0722 }, { 0.2627, 0.0593 },
-	};
-	double kr = k[encoding][0], kb = k[encoding][1], kg = 1 - kr - kb;
-	double yy = full ? y : (y - 16) * 255.0 / 219;
-	double u = (cb - 128) * (full ? 1 : 255.0 / 224);
-	double v = (cr - 128) * (full ? 1 : 255.0 / 224);
-	double rgb[3] = {
-		yy + 2 * (1 - kr) * v,
-		yy - 2 * kb * (1 - kb) / kg * u - 2 * kr * (1 - kr) / kg * v,
-		yy + 2 * (1 - kb) * u,
-	};
-	uint32_t out = 0xff000000u;
-
-	for (int i = 0; i < 3; i++)
-		out |= (uint32_t)fmin(fmax(round(rgb[i]), 0), 255) << (16 - 8 * i);
-	return out;
-}
-
-/*
- * Every two-plane YUV format on an overlay, in each COLOR_ENCODING and
- * COLOR_RANGE, against the reference within 1 per channel.  The buffer is
- * one dumb buffer holding both planes, luma first.
- */
-static void test_yuv(struct ctx *c)
-{
-	const uint32_t w = 200, h = 150, x0 = 37, y0 = 29, sx = 10, sy = 6;
-	const uint32_t cw = 170, ch = 120;
-	uint32_t ov = c->o->overlays[0];
-
-	igt_require(c->o->noverlays > 0);
-	primepair_fb_fill_random(&c->bg, 21);
-	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
-
-	for (unsigned int f = 0; f < ARRAY_SIZE(yuv_formats); f++) {
-		uint32_t handle, pitch, fb_id, handles[4] = {}, pitches[4] = {};
-		uint32_t offsets[4] = {};
-		uint64_t size, off;
-		uint8_t *map;
-
-		/* 2w bytes a line: the widest chroma line (NV24) fits */
-		igt_assert_eq(drmModeCreateDumbBuffer(c->kms.fd, 2 * w, 2 * h, 8, 0,
-						      &handle, &pitch, &size), 0);
-		igt_assert_eq(drmModeMapDumbBuffer(c->kms.fd, handle, &off), 0);
-		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   c->kms.fd, off);
-		igt_assert(map != MAP_FAILED);
-		for (uint64_t i = 0; i < size; i++)
-			map[i] = (uint8_t)((i * 2654435761u) >> 13);
-		handles[0] = handles[1] = handle;
-		pitches[0] = pitches[1] = pitch;
-		offsets[1] = pitch * h;
-		igt_assert_eq(drmModeAddFB2(c->kms.fd, w, h, yuv_formats[f].format,
-					    handles, pitches, offsets, &fb_id, 0), 0);
-
-		for (int enc = 0; enc < 3; enc++)
-			for (int full = 0; full < 2; full++) {
-				drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-				struct primepair_fb fb = { .fb_id = fb_id };
-				const uint32_t t = DRM_MODE_OBJECT_PLANE;
-
-				igt_debug("%.4s encoding %d full %d\n",
-					  (const char *)&yuv_formats[f].format,
-					  enc, full);
-				primepair_add_plane(c->kms.fd, req, ov, c->o->crtc_id,
-						    &fb, x0, y0, sx, sy, cw, ch);
-				primepair_add(c->kms.fd, req, ov, t,
-					      "COLOR_ENCODING", enc);
-				primepair_add(c->kms.fd, req, ov, t,
-					      "COLOR_RANGE", full);
-				igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
-				drmModeAtomicFree(req);
-
-				ref_clear(c);
-				primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0,
-						    0, 0, c->w, c->h, 0xffff,
-						    PRIMEPAIR_BLEND_PREMULTI);
-				for (uint32_t j = 0; j < ch; j++)
-					for (uint32_t i = 0; i < cw; i++) {
-						uint32_t x = sx + i, y = sy + j;
-						const uint8_t *uv = map + offsets[1] +
-							(size_t)(y / yuv_formats[f].vsub) * pitch +
-							(size_t)(x / yuv_formats[f].hsub) * 2;
-						int cb = uv[yuv_formats[f].swap];
-						int cr = uv[!yuv_formats[f].swap];
-
-						c->ref[(y0 + j) * c->w + x0 + i] =
-							yuv_to_rgb(map[(size_t)y * pitch + x],
-								   cb, cr, enc, full);
-					}
-				check(c, 1);
-			}
-
-		primepair_disable_all(&c->kms);
-		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
-		igt_assert_eq(drmModeRmFB(c->kms.fd, fb_id), 0);
-		munmap(map, size);
-		igt_assert_eq(drmModeDestroyDumbBuffer(c->kms.fd, handle), 0);
-	}
-	primepair_disable_all(&c->kms);
-}
-
 /* The "rotation" property's bits (DRM_MODE_ROTATE_*, DRM_MODE_REFLECT_*) */
 #define ROT_0		(1u << 0)
 #define ROT_90		(1u << 1)
@@ -885,15 +767,28 @@ static void rotate_point(uint32_t rot, int w, int h, int x, int y,
 	}
 }
 
+/* Pixel (@x, @y) of the XRGB8888 framebuffer @arg, for show_rotated() */
+static uint32_t xrgb_pixel(const void *arg, int x, int y)
+{
+	const struct primepair_fb *fb = arg;
+	const uint8_t *p = (const uint8_t *)fb->map + (size_t)y * fb->pitch +
+			   (size_t)x * 4;
+
+	return primepair_read_pixel(p, DRM_FORMAT_XRGB8888) | 0xff000000u;
+}
+
 /*
  * Show the @sw x @sh rectangle at (@sx, @sy) of @fb on @plane at (@x, @y),
  * rotated by @rot (its size on the CRTC swaps for 90 and 270), and draw
- * the same into the reference: each source pixel goes to where
- * rotate_point() sends it, relative to the rotated rectangle's corner.
+ * the same into the reference: each source pixel, as @pixel(@arg, ...)
+ * reads it, goes to where rotate_point() sends it, relative to the
+ * rotated rectangle's corner.
  */
 static void show_rotated(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
 			 int x, int y, int sx, int sy, int sw, int sh,
-			 uint32_t rot)
+			 uint32_t rot,
+			 uint32_t (*pixel)(const void *arg, int x, int y),
+			 const void *arg)
 {
 	bool swap = rot & (ROT_90 | ROT_270);
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
@@ -922,13 +817,9 @@ static void show_rotated(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
 		}
 	for (int j = sy; j < sy + sh; j++)
 		for (int i = sx; i < sx + sw; i++) {
-			const uint8_t *p = (const uint8_t *)fb->map +
-				(size_t)j * fb->pitch + (size_t)i * 4;
-
 			rotate_point(rot, fb->width, fb->height, i, j, &rx, &ry);
 			c->ref[(size_t)(y + ry - miny) * c->w + x + rx - minx] =
-				primepair_read_pixel(p, DRM_FORMAT_XRGB8888) |
-				0xff000000u;
+				pixel(arg, i, j);
 		}
 }
 
@@ -971,7 +862,7 @@ static void test_rotation(struct ctx *c)
 					    c->w, c->h, 0xffff,
 					    PRIMEPAIR_BLEND_PREMULTI);
 			show_rotated(c, c->o->overlays[0], &fb, 41, 23, 13, 7, 70,
-				     50, rots[r] | refl[f]);
+				     50, rots[r] | refl[f], xrgb_pixel, &fb);
 			check(c, 0);
 		}
 
@@ -990,7 +881,7 @@ static void test_rotation(struct ctx *c)
 		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0,
 				    c->w, c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
 		show_rotated(c, c->o->cursor, &cur, 100, 60, 0, 0, 64, 64,
-			     rots[r] | (r & 1 ? REFLECT_X : 0));
+			     rots[r] | (r & 1 ? REFLECT_X : 0), xrgb_pixel, &cur);
 		check(c, 0);
 	}
 
@@ -1006,7 +897,7 @@ static void test_rotation(struct ctx *c)
 	}
 	ref_clear(c);
 	show_rotated(c, c->o->primary, &tall, 0, 0, 0, 0, c->h, c->w,
-		     ROT_270 | REFLECT_Y);
+		     ROT_270 | REFLECT_Y, xrgb_pixel, &tall);
 	check(c, 0);
 
 	/* The next subtests expect planes the right way up. */
@@ -1025,6 +916,208 @@ static void test_rotation(struct ctx *c)
 	primepair_fb_destroy(c->kms.fd, &tall);
 	primepair_fb_destroy(c->kms.fd, &cur);
 	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
+/*
+ * The YUV formats: chroma subsampling; two planes (luma, then Cb,Cr
+ * pairs) or three (luma, Cb, Cr); Cr before Cb (in the pair, or as the
+ * plane after luma); 16-bit little-endian samples with the 10 bits at
+ * the top (P010), of which vdisplay blends the top 8.
+ */
+static const struct yuv_format {
+	uint32_t format, hsub, vsub, planes;
+	bool swap, wide;
+} yuv_formats[] = {
+	{ DRM_FORMAT_NV12, 2, 2, 2, false, false },
+	{ DRM_FORMAT_NV21, 2, 2, 2, true, false },
+	{ DRM_FORMAT_NV16, 2, 1, 2, false, false },
+	{ DRM_FORMAT_NV61, 2, 1, 2, true, false },
+	{ DRM_FORMAT_NV24, 1, 1, 2, false, false },
+	{ DRM_FORMAT_NV42, 1, 1, 2, true, false },
+	{ DRM_FORMAT_YUV420, 2, 2, 3, false, false },
+	{ DRM_FORMAT_YVU420, 2, 2, 3, true, false },
+	{ DRM_FORMAT_YUV422, 2, 1, 3, false, false },
+	{ DRM_FORMAT_YUV444, 1, 1, 3, false, false },
+	{ DRM_FORMAT_P010, 2, 2, 2, false, true },
+};
+
+/*
+ * BT.601, BT.709 and BT.2020 YCbCr to RGB for 8-bit values, in double
+ * precision from each standard's Kr and Kb, rounded and clamped.
+ */
+static uint32_t yuv_to_rgb(int y, int cb, int cr, int encoding, bool full)
+{
+	static const double k[3][2] = {
+		{ 0.299, 0.114 }, { 0.2126, 0.0722 }, { 0.2627, 0.0593 },
+	};
+	double kr = k[encoding][0], kb = k[encoding][1], kg = 1 - kr - kb;
+	double yy = full ? y : (y - 16) * 255.0 / 219;
+	double u = (cb - 128) * (full ? 1 : 255.0 / 224);
+	double v = (cr - 128) * (full ? 1 : 255.0 / 224);
+	double rgb[3] = {
+		yy + 2 * (1 - kr) * v,
+		yy - 2 * kb * (1 - kb) / kg * u - 2 * kr * (1 - kr) / kg * v,
+		yy + 2 * (1 - kb) * u,
+	};
+	uint32_t out = 0xff000000u;
+
+	for (int i = 0; i < 3; i++)
+		out |= (uint32_t)fmin(fmax(round(rgb[i]), 0), 255) << (16 - 8 * i);
+	return out;
+}
+
+/* A YUV framebuffer as the reference reads it, in one encoding and range */
+struct yuv_fb {
+	const struct yuv_format *f;
+	const uint8_t *map;
+	uint32_t offsets[4], pitches[4];
+	int encoding;
+	bool full;
+};
+
+/*
+ * Sample @i of the line at @p, as 8 bits: a byte, or the top 8 bits of a
+ * little-endian 16-bit word.
+ */
+static int yuv_sample(const uint8_t *p, size_t i, bool wide)
+{
+	return wide ? (p[2 * i] | p[2 * i + 1] << 8) >> 8 : p[i];
+}
+
+/* Line @y of plane @plane of @yf */
+static const uint8_t *yuv_line(const struct yuv_fb *yf, unsigned int plane,
+			       uint32_t y)
+{
+	return yf->map + yf->offsets[plane] + (size_t)y * yf->pitches[plane];
+}
+
+/*
+ * Pixel (@x, @y) of the struct yuv_fb @arg, with the chroma of the sample
+ * that covers it, for show_rotated()
+ */
+static uint32_t yuv_pixel(const void *arg, int x, int y)
+{
+	const struct yuv_fb *yf = arg;
+	const struct yuv_format *f = yf->f;
+	uint32_t cx = x / f->hsub, cy = y / f->vsub;
+	int luma = yuv_sample(yuv_line(yf, 0, y), x, f->wide), cb, cr;
+
+	if (f->planes == 2) {
+		const uint8_t *c = yuv_line(yf, 1, cy);
+
+		cb = yuv_sample(c, 2 * cx + f->swap, f->wide);
+		cr = yuv_sample(c, 2 * cx + !f->swap, f->wide);
+	} else {
+		cb = yuv_sample(yuv_line(yf, 1 + f->swap, cy), cx, false);
+		cr = yuv_sample(yuv_line(yf, 2 - f->swap, cy), cx, false);
+	}
+	return yuv_to_rgb(luma, cb, cr, yf->encoding, yf->full);
+}
+
+/*
+ * Every YUV format on an overlay, in each COLOR_ENCODING and COLOR_RANGE,
+ * then turned a quarter and reflected (the composer reads YUV a pixel at
+ * a time through the rotation), against the reference within 1 per
+ * channel.  The buffer is one dumb buffer holding all planes, luma first;
+ * the third plane of a three-plane format has a pitch of its own, and
+ * P010's unused low bits are as random as the rest.
+ */
+static void test_yuv(struct ctx *c)
+{
+	const uint32_t w = 200, h = 150, x0 = 37, y0 = 29, sx = 10, sy = 6;
+	const uint32_t cw = 170, ch = 120, t = DRM_MODE_OBJECT_PLANE;
+	uint32_t ov = c->o->overlays[0];
+
+	igt_require(c->o->noverlays > 0);
+	primepair_fb_fill_random(&c->bg, 21);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+
+	for (unsigned int f = 0; f < ARRAY_SIZE(yuv_formats); f++) {
+		struct yuv_fb yf = { .f = &yuv_formats[f] };
+		struct primepair_fb fb = { .width = w, .height = h };
+		uint32_t handle, pitch, handles[4] = {};
+		uint64_t size, off;
+		uint8_t *map;
+
+		/*
+		 * 2w bytes a line, 3h lines: the widest lines (P010's luma
+		 * and chroma, NV24's chroma) and three full planes (YUV444)
+		 * fit.
+		 */
+		igt_assert_eq(drmModeCreateDumbBuffer(c->kms.fd, 2 * w, 3 * h, 8, 0,
+						      &handle, &pitch, &size), 0);
+		igt_assert_eq(drmModeMapDumbBuffer(c->kms.fd, handle, &off), 0);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   c->kms.fd, off);
+		igt_assert(map != MAP_FAILED);
+		for (uint64_t i = 0; i < size; i++)
+			map[i] = (uint8_t)((i * 2654435761u) >> 13);
+		yf.map = map;
+		for (unsigned int i = 0; i < yf.f->planes; i++) {
+			handles[i] = handle;
+			yf.pitches[i] = pitch;
+		}
+		yf.offsets[1] = pitch * h;
+		if (yf.f->planes == 3) {
+			yf.offsets[2] = yf.offsets[1] +
+					pitch * ((h + yf.f->vsub - 1) / yf.f->vsub);
+			yf.pitches[2] = pitch - 64;
+		}
+		igt_assert_eq(drmModeAddFB2(c->kms.fd, w, h, yf.f->format,
+					    handles, yf.pitches, yf.offsets,
+					    &fb.fb_id, 0), 0);
+
+		for (yf.encoding = 0; yf.encoding < 3; yf.encoding++)
+			for (int full = 0; full < 2; full++) {
+				drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+				igt_debug("%.4s encoding %d full %d\n",
+					  (const char *)&yf.f->format,
+					  yf.encoding, full);
+				yf.full = full;
+				primepair_add(c->kms.fd, req, ov, t,
+					      "COLOR_ENCODING", yf.encoding);
+				primepair_add(c->kms.fd, req, ov, t,
+					      "COLOR_RANGE", full);
+				igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+				drmModeAtomicFree(req);
+
+				ref_clear(c);
+				primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0,
+						    0, 0, c->w, c->h, 0xffff,
+						    PRIMEPAIR_BLEND_PREMULTI);
+				show_rotated(c, ov, &fb, x0, y0, sx, sy, cw, ch,
+					     ROT_0, yuv_pixel, &yf);
+				check(c, 1);
+			}
+
+		/* In BT.2020 full range, as the last commit left the plane */
+		igt_debug("%.4s turned\n", (const char *)&yf.f->format);
+		yf.encoding = 2;
+		yf.full = true;
+		ref_clear(c);
+		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0,
+				    c->w, c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		show_rotated(c, ov, &fb, x0, y0, sx, sy, cw, ch,
+			     ROT_90 | REFLECT_X, yuv_pixel, &yf);
+		check(c, 1);
+
+		primepair_disable_all(&c->kms);
+		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+		igt_assert_eq(drmModeRmFB(c->kms.fd, fb.fb_id), 0);
+		munmap(map, size);
+		igt_assert_eq(drmModeDestroyDumbBuffer(c->kms.fd, handle), 0);
+	}
+
+	/* The next subtests expect the overlay the right way up. */
+	primepair_disable_all(&c->kms);
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+		primepair_add(c->kms.fd, req, ov, t, "rotation", ROT_0);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+		drmModeAtomicFree(req);
+	}
 }
 
 igt_main
@@ -1081,7 +1174,7 @@ igt_main
 		ctx_reset(&c);
 		test_damage_clips(&c);
 	}
-	igt_describe("NV12, NV21, NV16, NV61, NV24 and NV42 in BT.601, BT.709 and BT.2020, limited and full range");
+	igt_describe("NV12, NV21, NV16, NV61, NV24, NV42, YUV420, YVU420, YUV422, YUV444 and P010 in BT.601, BT.709 and BT.2020, limited and full range, upright and turned");
 	igt_subtest("yuv") {
 		ctx_reset(&c);
 		test_yuv(&c);
