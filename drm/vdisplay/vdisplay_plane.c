@@ -74,12 +74,21 @@ static void vdisplay_plane_destroy_state(struct drm_plane *plane,
 	kfree(to_vdisplay_plane_state(state));
 }
 
+/* Asynchronous flips take every format the plane has, linear as always. */
+static bool __maybe_unused
+vdisplay_plane_format_mod_supported_async(struct drm_plane *plane, u32 format,
+					  u64 modifier)
+{
+	return modifier == DRM_FORMAT_MOD_LINEAR;
+}
+
 static const struct drm_plane_funcs vdisplay_plane_funcs = {
 	.update_plane = drm_atomic_helper_update_plane,
 	.disable_plane = drm_atomic_helper_disable_plane,
 	.reset = vdisplay_plane_reset,
 	.atomic_duplicate_state = vdisplay_plane_duplicate_state,
 	.atomic_destroy_state = vdisplay_plane_destroy_state,
+	PRIMEPAIR_FORMAT_MOD_SUPPORTED_ASYNC(vdisplay_plane_format_mod_supported_async)
 };
 
 static int vdisplay_plane_atomic_check(struct drm_plane *plane,

@@ -198,6 +198,18 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 	max(drm_edid_connector_update(connector, drm_edid), 0)
 #endif
 
+/*
+ * 6.16: &drm_plane_funcs.format_mod_supported_async says which formats
+ * and modifiers asynchronous flips take (the IN_FORMATS_ASYNC property).
+ * Drivers name their callback, __maybe_unused, in the funcs table with
+ * PRIMEPAIR_FORMAT_MOD_SUPPORTED_ASYNC(fn).
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 16)
+#define PRIMEPAIR_FORMAT_MOD_SUPPORTED_ASYNC(fn) .format_mod_supported_async = fn,
+#else
+#define PRIMEPAIR_FORMAT_MOD_SUPPORTED_ASYNC(fn)
+#endif
+
 /* After 6.12 (first built here: 7.3): struct drm_atomic_state became drm_atomic_commit. */
 #if !PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
 #define drm_atomic_commit	drm_atomic_state
