@@ -650,6 +650,92 @@ static void vrender_cmd_pattern(struct vrender_job_bo *dst,
 	}
 }
 
+/* An ARGB8888 colour in XRGB16161616: each channel times 257 */
+static u64 vrender_argb_to_rgb64(u32 argb)
+{
+	u64 a = argb >> 24, r = (argb >> 16) & 0xff;
+	u64 g = (argb >> 8) & 0xff, b = argb & 0xff;
+
+	return (a * 257) << 48 | (r * 257) << 32 | (g * 257) << 16 | b * 257;
+}
+
+/* An ARGB8888 colour in BT.601 limited-range Y, Cb and Cr */
+static void vrender_argb_to_ycbcr(u32 argb, u8 *y, u8 *cb, u8 *cr)
+{
+	int r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
+
+	*y = ((66 * r + 129 * g + 25 * b + 128) >> 8) + 16;
+	*cb = ((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128;
+	*cr = ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128;
+}
+
+/*
+ * FILL and PATTERN into an XRGB16161616 surface, @n pixels of a row at a
+ * time through @row (VRENDER_CHUNK_PIXELS 32-bit words: half as many
+ * 64-bit pixels).
+ */
+static void vrender_cmd_rgb64(struct vrender_job_bo *dst,
+			      const struct drm_vrender_cmd *c, u32 *row)
+{
+	__le64 *px = (__le64 *)row;
+	u32 x, y, n, i, argb;
+
+	for (y = 0; y < c->height; y++) {
+		for (x = 0; x < c->width; x += n) {
+			n = min_t(u32, c->width - x, VRENDER_CHUNK_PIXELS / 2);
+			for (i = 0; i < n; i++) {
+				argb = c->op == VRENDER_CMD_FILL ? c->value :
+				       vrender_pattern_pixel(x + i, y, c->value);
+				px[i] = cpu_to_le64(vrender_argb_to_rgb64(argb));
+			}
+			vrender_bo_write(dst, c->dst_offset +
+					 (u64)(c->dst_y + y) * c->dst_pitch +
+					 (u64)(c->dst_x + x) * 8,
+					 row, (size_t)n * 8);
+		}
+	}
+}
+
+/*
+ * FILL and PATTERN into an NV12 surface, two rows at a time: @row holds
+ * the chunk's Y bytes of both rows, then its Cb, Cr pairs.  Each pair is
+ * that of the 2x2 block's top-left pixel.
+ */
+static void vrender_cmd_nv12(struct vrender_job_bo *dst,
+			     const struct drm_vrender_cmd *c, u32 *row)
+{
+	u8 *luma[2], *uv, cb, cr;
+	u32 x, y, n, i, j, argb;
+
+	for (y = 0; y < c->height; y += 2) {
+		for (x = 0; x < c->width; x += n) {
+			n = min_t(u32, c->width - x, VRENDER_CHUNK_PIXELS);
+			luma[0] = (u8 *)row;
+			luma[1] = luma[0] + n;
+			uv = luma[1] + n;
+			for (j = 0; j < 2; j++) {
+				for (i = 0; i < n; i++) {
+					argb = c->op == VRENDER_CMD_FILL ? c->value :
+					       vrender_pattern_pixel(x + i, y + j,
+								     c->value);
+					vrender_argb_to_ycbcr(argb, &luma[j][i],
+							      &cb, &cr);
+					if (!j && !(i & 1)) {
+						uv[i] = cb;
+						uv[i + 1] = cr;
+					}
+				}
+				vrender_bo_write(dst, c->dst_offset +
+						 (u64)(c->dst_y + y + j) * c->dst_pitch +
+						 c->dst_x + x, luma[j], n);
+			}
+			vrender_bo_write(dst, c->src_offset +
+					 (u64)(c->dst_y + y) / 2 * c->src_pitch +
+					 c->dst_x + x, uv, n);
+		}
+	}
+}
+
 /*
  * Rows and chunks are visited in the order that never overwrites source
  * pixels before they are read, like memmove(): backwards when the
@@ -710,6 +796,38 @@ static void vrender_cmd_checksum(struct vrender_job_bo *dst,
 	vrender_bo_write(dst, c->dst_offset, &result, sizeof(result));
 }
 
+static void vrender_job_run_cmd(struct vrender_job *job, unsigned int i)
+{
+	const struct drm_vrender_cmd *c = &job->cmds[i];
+	struct vrender_job_bo *dst = &job->bos[job->cmd_bo[i][0]];
+	struct vrender_job_bo *src = &job->bos[job->cmd_bo[i][1]];
+
+	/* FILL and PATTERN into another format than XRGB8888 */
+	switch (c->flags & VRENDER_CMD_FORMAT_MASK) {
+	case VRENDER_CMD_FORMAT_NV12:
+		vrender_cmd_nv12(dst, c, job->row);
+		return;
+	case VRENDER_CMD_FORMAT_XRGB16161616:
+		vrender_cmd_rgb64(dst, c, job->row);
+		return;
+	}
+
+	switch (c->op) {
+	case VRENDER_CMD_FILL:
+		vrender_cmd_fill(dst, c);
+		break;
+	case VRENDER_CMD_PATTERN:
+		vrender_cmd_pattern(dst, c, job->row);
+		break;
+	case VRENDER_CMD_COPY:
+		vrender_cmd_copy(dst, src, c, job->row);
+		break;
+	case VRENDER_CMD_CHECKSUM:
+		vrender_cmd_checksum(dst, src, c);
+		break;
+	}
+}
+
 /*
  * Runs in the fence signalling critical section: no allocation, no lock.
  * The commands get the job's real time budget, job_timeout_ms from their
@@ -723,24 +841,7 @@ static int vrender_job_execute(struct vrender_job *job)
 	unsigned int i;
 
 	for (i = 0; i < job->ncmds; i++) {
-		const struct drm_vrender_cmd *c = &job->cmds[i];
-		struct vrender_job_bo *dst = &job->bos[job->cmd_bo[i][0]];
-		struct vrender_job_bo *src = &job->bos[job->cmd_bo[i][1]];
-
-		switch (c->op) {
-		case VRENDER_CMD_FILL:
-			vrender_cmd_fill(dst, c);
-			break;
-		case VRENDER_CMD_PATTERN:
-			vrender_cmd_pattern(dst, c, job->row);
-			break;
-		case VRENDER_CMD_COPY:
-			vrender_cmd_copy(dst, src, c, job->row);
-			break;
-		case VRENDER_CMD_CHECKSUM:
-			vrender_cmd_checksum(dst, src, c);
-			break;
-		}
+		vrender_job_run_cmd(job, i);
 		if (READ_ONCE(job->cancel))
 			return -ETIMEDOUT;
 		if (i + 1 < job->ncmds && time_after(jiffies, deadline))

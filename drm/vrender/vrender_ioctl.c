@@ -63,6 +63,11 @@ int vrender_ioctl_get_param(struct drm_device *dev, void *data,
 	case VRENDER_PARAM_TIMELINES:
 		args->value = 1;
 		break;
+	case VRENDER_PARAM_CMD_FORMATS:
+		args->value = BIT(VRENDER_CMD_FORMAT_XRGB8888) |
+			      BIT(VRENDER_CMD_FORMAT_NV12) |
+			      BIT(VRENDER_CMD_FORMAT_XRGB16161616);
+		break;
 	default:
 		return -EINVAL;
 	}

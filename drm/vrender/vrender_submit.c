@@ -143,15 +143,15 @@ static int vrender_submit_add_bo(struct vrender_submit *s, u32 handle,
 	return 0;
 }
 
-/* Does a w x h rectangle of 32-bit pixels at (x, y) fit in the buffer? */
+/* Does a w x h rectangle of @cpp-byte pixels at (x, y) fit in the buffer? */
 static bool vrender_rect_ok(struct drm_gem_object *obj, u64 offset, u32 pitch,
-			    u32 x, u32 y, u32 w, u32 h)
+			    u32 x, u32 y, u32 w, u32 h, unsigned int cpp)
 {
 	u64 row_end, last_row, end;
 
 	if (!w || !h || offset % 4 || pitch % 4)
 		return false;
-	row_end = ((u64)x + w) * 4;
+	row_end = ((u64)x + w) * cpp;
 	if (row_end > pitch)
 		return false;
 	if (check_mul_overflow((u64)y + h - 1, (u64)pitch, &last_row) ||
@@ -161,6 +161,36 @@ static bool vrender_rect_ok(struct drm_gem_object *obj, u64 offset, u32 pitch,
 	return end <= obj->size;
 }
 
+/*
+ * An NV12 destination: its Y plane at dst_offset, its CbCr plane at
+ * src_offset of the same buffer, each rectangle inside it, on even
+ * coordinates.
+ */
+static int vrender_submit_check_nv12(struct vrender_submit *s, unsigned int i)
+{
+	struct vrender_job *job = s->job;
+	const struct drm_vrender_cmd *c = &job->cmds[i];
+	struct drm_gem_object *dst;
+	int ret;
+
+	if (c->src_handle || c->src_x || c->src_y ||
+	    (c->dst_x | c->dst_y | c->width | c->height) & 1)
+		return -EINVAL;
+	ret = vrender_submit_add_bo(s, c->dst_handle, true, &job->cmd_bo[i][0]);
+	if (ret)
+		return ret;
+	job->cmd_bo[i][1] = job->cmd_bo[i][0];
+	dst = job->bos[job->cmd_bo[i][0]].obj;
+	/* Y: a byte per pixel; CbCr: two bytes per two pixels, half the rows */
+	if (!vrender_rect_ok(dst, c->dst_offset, c->dst_pitch, c->dst_x,
+			     c->dst_y, c->width, c->height, 1) ||
+	    !vrender_rect_ok(dst, c->src_offset, c->src_pitch, c->dst_x / 2,
+			     c->dst_y / 2, c->width / 2, c->height / 2, 2))
+		return -EINVAL;
+	job->bytes += (u64)c->width * c->height * 3 / 2;
+	return 0;
+}
+
 static int vrender_submit_check_cmd(struct vrender_submit *s, unsigned int i)
 {
 	struct vrender_job *job = s->job;
@@ -168,12 +198,17 @@ static int vrender_submit_check_cmd(struct vrender_submit *s, unsigned int i)
 	struct drm_gem_object *dst, *src;
 	bool has_src = c->op == VRENDER_CMD_COPY ||
 		       c->op == VRENDER_CMD_CHECKSUM;
+	u32 format = c->flags & VRENDER_CMD_FORMAT_MASK;
 	int ret;
 
 	if (c->op < VRENDER_CMD_FILL || c->op > VRENDER_CMD_CHECKSUM)
 		return -EINVAL;
-	if (c->flags || c->pad)
+	if ((c->flags & ~VRENDER_CMD_FORMAT_MASK) || c->pad)
 		return -EINVAL;
+	if (format > VRENDER_CMD_FORMAT_XRGB16161616 || (format && has_src))
+		return -EINVAL;
+	if (format == VRENDER_CMD_FORMAT_NV12)
+		return vrender_submit_check_nv12(s, i);
 	if (!has_src && (c->src_handle || c->src_offset || c->src_pitch ||
 			 c->src_x || c->src_y))
 		return -EINVAL;
@@ -201,14 +236,15 @@ static int vrender_submit_check_cmd(struct vrender_submit *s, unsigned int i)
 		if (c->dst_offset % 4 || c->dst_offset > dst->size - 4)
 			return -EINVAL;
 	} else if (!vrender_rect_ok(dst, c->dst_offset, c->dst_pitch,
-				    c->dst_x, c->dst_y, c->width, c->height)) {
+				    c->dst_x, c->dst_y, c->width, c->height,
+				    format ? 8 : 4)) {
 		return -EINVAL;
 	}
 	if (has_src && !vrender_rect_ok(src, c->src_offset, c->src_pitch,
 					c->src_x, c->src_y, c->width,
-					c->height))
+					c->height, 4))
 		return -EINVAL;
-	job->bytes += (u64)c->width * c->height * 4;
+	job->bytes += (u64)c->width * c->height * (format ? 8 : 4);
 	return 0;
 }
 

@@ -51,6 +51,7 @@ extern "C" {
 #define VRENDER_PARAM_MAX_SYNCOBJS	9	/* in-syncobjs per SUBMIT */
 #define VRENDER_PARAM_JOB_TIMEOUT_MS	10	/* a job's limit to wait, and to run */
 #define VRENDER_PARAM_TIMELINES		11	/* 1: SUBMIT takes timeline points */
+#define VRENDER_PARAM_CMD_FORMATS	12	/* bitmask of 1 << VRENDER_CMD_FORMAT_* */
 
 /**
  * struct drm_vrender_get_param - query a device property
@@ -139,32 +140,52 @@ struct drm_vrender_bo_info {
 #define VRENDER_CMD_PATTERN	3	/* dst rectangle = test image of frame value */
 #define VRENDER_CMD_CHECKSUM	4	/* u32 at dst_offset = CRC-32 of src rectangle */
 
+/*
+ * Surface formats of FILL and PATTERN, in the low byte of
+ * &drm_vrender_cmd.flags (VRENDER_CMD_FORMAT_MASK); COPY and CHECKSUM
+ * take 32-bit pixels only.
+ */
+#define VRENDER_CMD_FORMAT_MASK		0xff
+#define VRENDER_CMD_FORMAT_XRGB8888	0	/* 32-bit pixels, the default */
+#define VRENDER_CMD_FORMAT_NV12		1	/* 8-bit Y, 2x2-subsampled CbCr */
+#define VRENDER_CMD_FORMAT_XRGB16161616	2	/* 64-bit pixels, 16-bit channels */
+
 /**
  * struct drm_vrender_cmd - one command of a job
  * @op: VRENDER_CMD_*
- * @flags: must be zero
+ * @flags: for FILL and PATTERN, the destination's VRENDER_CMD_FORMAT_*;
+ *	every other bit, and any format for COPY and CHECKSUM, must be zero
  * @dst_handle: destination buffer (FILL, COPY, PATTERN) or the buffer
  *	that receives the checksum (CHECKSUM)
  * @src_handle: source buffer (COPY, CHECKSUM); must be zero otherwise
- * @dst_offset: byte offset of the destination surface in @dst_handle; for
- *	CHECKSUM where the 32-bit result is written; a multiple of 4
- * @src_offset: byte offset of the source surface; a multiple of 4
+ * @dst_offset: byte offset of the destination surface in @dst_handle (of
+ *	its Y plane for NV12); for CHECKSUM where the 32-bit result is
+ *	written; a multiple of 4
+ * @src_offset: byte offset of the source surface; for NV12, of the
+ *	destination's CbCr plane in @dst_handle; a multiple of 4
  * @dst_pitch: bytes per destination row, a multiple of 4
- * @src_pitch: bytes per source row, a multiple of 4
- * @dst_x: destination rectangle left, in 32-bit pixels
+ * @src_pitch: bytes per source row; for NV12, per CbCr row; a multiple
+ *	of 4
+ * @dst_x: destination rectangle left, in pixels
  * @dst_y: destination rectangle top
  * @src_x: source rectangle left, in 32-bit pixels
  * @src_y: source rectangle top
- * @width: rectangle width in 32-bit pixels, non-zero
+ * @width: rectangle width in pixels, non-zero
  * @height: rectangle height in rows, non-zero
- * @value: FILL colour; PATTERN frame number
+ * @value: FILL colour, as ARGB8888; PATTERN frame number
  * @pad: must be zero
  *
- * Surfaces are 32 bits per pixel.  Every rectangle must lie inside its
- * buffer, or SUBMIT fails with -EINVAL before anything runs.  COPY within
- * one buffer handles overlapping rectangles like memmove().  CHECKSUM
- * computes the CRC-32 (IEEE 802.3, as zlib's crc32()) of the source rows,
- * width * 4 bytes each, top to bottom.
+ * Surfaces are 32 bits per pixel (XRGB8888) unless @flags names another
+ * format.  An XRGB16161616 pixel is four little-endian 16-bit channels,
+ * each the 8-bit one times 257.  NV12 is BT.601 limited range, its Y
+ * plane one byte per pixel and its CbCr plane one Cb, Cr byte pair per
+ * 2x2 pixels, that of the block's top-left pixel; @dst_x, @dst_y,
+ * @width and @height must be even, and @src_x and @src_y zero.  Every
+ * rectangle (each plane's, for NV12) must lie inside its buffer, or
+ * SUBMIT fails with -EINVAL before anything runs.  COPY within one buffer
+ * handles overlapping rectangles like memmove().  CHECKSUM computes the
+ * CRC-32 (IEEE 802.3, as zlib's crc32()) of the source rows, width * 4
+ * bytes each, top to bottom.
  */
 struct drm_vrender_cmd {
 	__u32 op;
