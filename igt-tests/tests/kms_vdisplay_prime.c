@@ -112,6 +112,120 @@ static void test_export_fill(void)
 	primepair_assert_summary_zero();
 }
 
+static double clamp255(double v)
+{
+	return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/*
+ * The pattern pixel (@x, @y) after an NV12 trip: its own luma and the
+ * chroma of its 2x2 block's top-left pixel, in BT.601 limited range,
+ * back to RGB, all in floating point.
+ */
+static uint32_t nv12_trip(uint32_t x, uint32_t y, uint32_t frame)
+{
+	uint32_t p = primepair_vrender_pattern_pixel(x, y, frame);
+	uint32_t q = primepair_vrender_pattern_pixel(x & ~1u, y & ~1u, frame);
+	double lp = 0.299 * ((p >> 16) & 0xff) + 0.587 * ((p >> 8) & 0xff) +
+		    0.114 * (p & 0xff);
+	double lq = 0.299 * ((q >> 16) & 0xff) + 0.587 * ((q >> 8) & 0xff) +
+		    0.114 * (q & 0xff);
+	/* Cb and Cr as the encoder leaves them, then decoded */
+	double cb = ((q & 0xff) - lq) / 1.772, cr = (((q >> 16) & 0xff) - lq) / 1.402;
+	double r = lp + 1.402 * cr, b = lp + 1.772 * cb;
+	double g = (lp - 0.299 * r - 0.114 * b) / 0.587;
+
+	return 0xff000000u | (uint32_t)(clamp255(r) + 0.5) << 16 |
+	       (uint32_t)(clamp255(g) + 0.5) << 8 | (uint32_t)(clamp255(b) + 0.5);
+}
+
+/*
+ * A YUV frame travels from render to display: vrender draws its PATTERN
+ * into an NV12 framebuffer of vdisplay (one dumb buffer, Y then CbCr),
+ * and the frame written back matches the pattern's RGB after the trip
+ * through BT.601 limited range and 2x2 chroma subsampling.  Then an
+ * XRGB16161616 framebuffer the same way, exactly.
+ */
+static void test_render_yuv_and_16bpc(void)
+{
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	struct primepair_fb fb = {}, wb;
+	uint32_t w, h, pitch, imported, handles[4] = {}, pitches[4] = {};
+	uint32_t offsets[4] = {}, *ref;
+	uint64_t size;
+	int render, dmabuf;
+
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	igt_require(o->wb_connector_id);
+	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	w = o->mode.hdisplay;
+	h = o->mode.vdisplay;
+	ref = malloc((size_t)w * h * 4);
+	igt_assert(ref);
+	primepair_fb_create(kms.fd, w, h, DRM_FORMAT_XRGB8888, &wb);
+
+	for (int pass = 0; pass < 2; pass++) {
+		bool nv12 = !pass;
+		struct drm_vrender_cmd c = {
+			.op = VRENDER_CMD_PATTERN,
+			.width = w, .height = h,
+			.value = 7,
+		};
+
+		/* NV12: 8-bit rows, h of Y then h / 2 of CbCr; else 64-bit */
+		igt_assert_eq(drmModeCreateDumbBuffer(kms.fd, w, nv12 ? h * 3 / 2 : h,
+						      nv12 ? 8 : 64, 0, &fb.handle,
+						      &pitch, &size), 0);
+		handles[0] = handles[1] = fb.handle;
+		pitches[0] = pitches[1] = pitch;
+		offsets[1] = nv12 ? pitch * h : 0;
+		igt_assert_eq(drmModeAddFB2(kms.fd, w, h,
+					    nv12 ? DRM_FORMAT_NV12 : DRM_FORMAT_XRGB16161616,
+					    handles, pitches, offsets, &fb.fb_id,
+					    0), 0);
+		fb.width = w;
+		fb.height = h;
+
+		igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle,
+						 DRM_CLOEXEC | DRM_RDWR, &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
+		close(dmabuf);
+		for (uint32_t y = 0; y < h; y++)
+			for (uint32_t x = 0; x < w; x++)
+				ref[y * w + x] = nv12 ? nv12_trip(x, y, 7) :
+					primepair_vrender_pattern_pixel(x, y, 7);
+		c.dst_handle = imported;
+		c.dst_pitch = pitch;
+		if (nv12) {
+			c.flags = VRENDER_CMD_FORMAT_NV12;
+			c.src_offset = offsets[1];
+			c.src_pitch = pitch;
+		} else {
+			c.flags = VRENDER_CMD_FORMAT_XRGB16161616;
+		}
+		primepair_vrender_submit(render, &c, 1);
+		primepair_vrender_bo_wait(render, imported, 5000000000ll);
+
+		igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+		primepair_writeback_capture(&kms, o, &wb);
+		/* Two roundings on the NV12 trip; XRGB16161616 is exact. */
+		igt_assert_eq_u32(primepair_compare(&wb, ref, nv12 ? 3 : 0), 0);
+
+		primepair_disable_all(&kms);
+		igt_assert_eq(drmModeRmFB(kms.fd, fb.fb_id), 0);
+		igt_assert_eq(drmCloseBufferHandle(render, imported), 0);
+		igt_assert_eq(drmModeDestroyDumbBuffer(kms.fd, fb.handle), 0);
+	}
+
+	free(ref);
+	primepair_fb_destroy(kms.fd, &wb);
+	close(render);
+	primepair_kms_close(&kms);
+	primepair_assert_summary_zero();
+}
+
 struct vrender_fb {
 	uint32_t handle;	/* on vrender */
 	uint32_t imported;	/* on vdisplay */
@@ -458,6 +572,9 @@ igt_main
 {
 	igt_subtest("dumb-export-vrender-fill")
 		test_export_fill();
+	igt_describe("vrender draws into NV12 and XRGB16161616 framebuffers of vdisplay; writeback shows the pattern");
+	igt_subtest("render-nv12-and-16bpc")
+		test_render_yuv_and_16bpc();
 	igt_subtest("in-fence-out-fence")
 		test_fences();
 	igt_subtest("scanout-vrender-buffer")

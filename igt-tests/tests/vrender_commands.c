@@ -355,6 +355,236 @@ static void test_offset_batch(int render, bool imported)
 	surface_destroy(&s);
 }
 
+/* ----------------------------------------------------------------------
+ * FILL and PATTERN into NV12 and XRGB16161616 surfaces
+ */
+
+/* NV12 in a surface: Y rows NV12_PITCH apart, then the CbCr plane */
+#define NV12_PITCH	(W + 12)
+#define NV12_UV		((uint64_t)NV12_PITCH * H)
+
+/* Even rectangles, one across the engine's 1024-pixel chunks */
+static const struct rect nv12_rects[] = {
+	{ 0, 0, W, H }, { 2, 4, 18, 10 }, { W - 14, 0, 14, H },
+	{ 1020, 2, 8, 30 }, { 0, H - 8, W, 8 },
+};
+
+/* 64-bit pixels: 650 fit either surface's rows; 512 make an engine chunk */
+#define W16	650
+static const struct rect rgb64_rects[] = {
+	{ 0, 0, W16, H }, { 3, 5, 17, 9 }, { 509, 2, 7, 30 },
+	{ W16 - 1, H - 1, 1, 1 },
+};
+
+static uint8_t clamp_u8(double v)
+{
+	return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)(v + 0.5);
+}
+
+/* BT.601 limited range, in floating point: the reference for NV12 */
+static void ref_ycbcr(uint32_t argb, uint8_t *y, uint8_t *cb, uint8_t *cr)
+{
+	double r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
+	double luma = 0.299 * r + 0.587 * g + 0.114 * b;
+
+	*y = clamp_u8(16 + luma * 219 / 255);
+	*cb = clamp_u8(128 + (b - luma) / 1.772 * 224 / 255);
+	*cr = clamp_u8(128 + (r - luma) / 1.402 * 224 / 255);
+}
+
+static uint32_t cmd_argb(const struct drm_vrender_cmd *c, uint32_t x,
+			 uint32_t y)
+{
+	return c->op == VRENDER_CMD_FILL ? c->value :
+	       primepair_vrender_pattern_pixel(x, y, c->value);
+}
+
+/*
+ * Submit @c (into @s as NV12) and check every byte of the buffer: the
+ * rectangle's Y and CbCr within 1 of the float reference (the chroma of
+ * each 2x2 block is its top-left pixel's), everything else untouched.
+ */
+static void nv12_check(struct surface *s, const struct drm_vrender_cmd *c)
+{
+	uint8_t *map = (uint8_t *)s->map, *ref = (uint8_t *)s->ref, yv, cb, cr;
+	uint32_t x, y;
+
+	primepair_vrender_submit(s->render, c, 1);
+	for (y = 0; y < c->height; y++)
+		for (x = 0; x < c->width; x++) {
+			uint64_t yo = (uint64_t)(c->dst_y + y) * NV12_PITCH + c->dst_x + x;
+			uint64_t co = NV12_UV + (uint64_t)(c->dst_y + y) / 2 * NV12_PITCH +
+				      (c->dst_x + x) / 2 * 2;
+
+			ref_ycbcr(cmd_argb(c, x, y), &yv, &cb, &cr);
+			ref[yo] = yv;
+			if (!(x & 1) && !(y & 1)) {
+				ref[co] = cb;
+				ref[co + 1] = cr;
+			}
+		}
+	primepair_vrender_bo_wait(s->render, s->handle, 10000000000ll);
+	for (uint64_t i = 0; i < s->size; i++)
+		igt_assert_f(abs(map[i] - ref[i]) <= 1,
+			     "byte %llu is 0x%02x, expected 0x%02x\n",
+			     (unsigned long long)i, map[i], ref[i]);
+	/* The tolerance must not hide a write outside the rectangle. */
+	for (uint64_t i = 0; i < s->size; i++)
+		if (map[i] != ref[i]) {
+			uint64_t row = (i < NV12_UV ? i : i - NV12_UV) / NV12_PITCH;
+			uint64_t col = (i < NV12_UV ? i : i - NV12_UV) % NV12_PITCH;
+			uint32_t top = i < NV12_UV ? c->dst_y : c->dst_y / 2;
+			uint32_t rows = i < NV12_UV ? c->height : c->height / 2;
+
+			igt_assert_f(row >= top && row < top + rows &&
+				     col >= c->dst_x && col < c->dst_x + c->width,
+				     "byte %llu outside the rectangle changed\n",
+				     (unsigned long long)i);
+		}
+	memcpy(s->ref, s->map, s->size);
+}
+
+static void test_nv12(int render, bool imported, uint32_t op)
+{
+	struct surface s;
+
+	surface_create(&s, render, imported);
+	for (unsigned int i = 0; i < ARRAY_SIZE(nv12_rects); i++) {
+		const struct rect *r = &nv12_rects[i];
+		struct drm_vrender_cmd c = {
+			.op = op,
+			.flags = VRENDER_CMD_FORMAT_NV12,
+			.dst_handle = s.handle,
+			.dst_pitch = NV12_PITCH,
+			.src_offset = NV12_UV,
+			.src_pitch = NV12_PITCH,
+			.dst_x = r->x, .dst_y = r->y,
+			.width = r->w, .height = r->h,
+			.value = op == VRENDER_CMD_FILL ? 0xff000000u | i * 0x254a93 : i * 37,
+		};
+
+		nv12_check(&s, &c);
+	}
+	surface_destroy(&s);
+}
+
+static void test_rgb64(int render, bool imported, uint32_t op)
+{
+	struct surface s;
+
+	surface_create(&s, render, imported);
+	for (unsigned int i = 0; i < ARRAY_SIZE(rgb64_rects); i++) {
+		const struct rect *r = &rgb64_rects[i];
+		struct drm_vrender_cmd c = {
+			.op = op,
+			.flags = VRENDER_CMD_FORMAT_XRGB16161616,
+			.dst_handle = s.handle,
+			.dst_pitch = s.pitch,
+			.dst_x = r->x, .dst_y = r->y,
+			.width = r->w, .height = r->h,
+			.value = op == VRENDER_CMD_FILL ? 0x80000000u | i * 0x3c1a57 : i * 41,
+		};
+
+		for (uint32_t y = 0; y < r->h; y++)
+			for (uint32_t x = 0; x < r->w; x++) {
+				uint32_t argb = cmd_argb(&c, x, y);
+				uint16_t *px = (uint16_t *)((uint8_t *)s.ref +
+							     (uint64_t)(r->y + y) * s.pitch +
+							     (uint64_t)(r->x + x) * 8);
+
+				/* little-endian B, G, R, A, each times 257 */
+				for (int ch = 0; ch < 4; ch++)
+					px[ch] = ((argb >> (8 * ch)) & 0xff) * 257;
+			}
+		primepair_vrender_submit(render, &c, 1);
+		surface_check(&s, op == VRENDER_CMD_FILL ? "fill-xrgb16" : "pattern-xrgb16");
+	}
+	surface_destroy(&s);
+}
+
+static int submit_one(int render, const struct drm_vrender_cmd *c)
+{
+	struct drm_vrender_submit sub = {
+		.cmds = (uintptr_t)c,
+		.cmd_count = 1,
+	};
+
+	return __primepair_vrender_submit(render, &sub);
+}
+
+/* Formats the command or the surface cannot take fail with EINVAL. */
+static void test_format_bad_input(int render)
+{
+	struct surface s;
+	struct drm_vrender_cmd ok = {
+		.op = VRENDER_CMD_FILL,
+		.flags = VRENDER_CMD_FORMAT_NV12,
+		.dst_pitch = NV12_PITCH,
+		.src_offset = NV12_UV,
+		.src_pitch = NV12_PITCH,
+		.width = 16, .height = 16,
+	}, c;
+
+	igt_assert_eq(primepair_vrender_get_param(render, VRENDER_PARAM_CMD_FORMATS),
+		      1u << VRENDER_CMD_FORMAT_XRGB8888 |
+		      1u << VRENDER_CMD_FORMAT_NV12 |
+		      1u << VRENDER_CMD_FORMAT_XRGB16161616);
+	surface_create(&s, render, false);
+	ok.dst_handle = s.handle;
+	igt_assert_eq(submit_one(render, &ok), 0);
+
+	c = ok; c.flags = VRENDER_CMD_FORMAT_XRGB16161616 + 1;	/* unknown */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.flags |= 1u << 8;				/* reserved bit */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.flags = 1u << 31;
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.dst_x = 1;					/* odd */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.dst_y = 3;
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.width = 15;
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.height = 1;
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.src_handle = s.handle;			/* CbCr is in dst */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.src_x = 2;
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.src_offset = NV12_UV + 2;			/* unaligned */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.src_offset = s.size - NV12_PITCH;		/* CbCr past the end */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.src_offset = ~0ull & ~3ull;			/* overflow */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.src_pitch = 6;				/* CbCr row too short */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = ok; c.op = VRENDER_CMD_COPY; c.src_handle = s.handle;	/* COPY is 32-bit */
+	c.src_offset = 0; c.src_pitch = NV12_PITCH; c.value = 0;
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+
+	c = ok; c.flags = VRENDER_CMD_FORMAT_XRGB16161616;
+	c.src_offset = 0; c.src_pitch = 0; c.dst_pitch = s.pitch;
+	igt_assert_eq(submit_one(render, &c), 0);
+	c.width = s.pitch / 8 + 1;				/* row past the pitch */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c.width = 16; c.dst_y = H;				/* past the end */
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c = (struct drm_vrender_cmd){
+		.op = VRENDER_CMD_CHECKSUM,
+		.flags = VRENDER_CMD_FORMAT_XRGB16161616,
+		.dst_handle = s.handle, .src_handle = s.handle,
+		.src_pitch = s.pitch, .width = 4, .height = 4,
+		.dst_offset = s.size - 4,
+	};
+	igt_assert_eq(submit_one(render, &c), -EINVAL);
+	c.flags = 0;
+	igt_assert_eq(submit_one(render, &c), 0);
+
+	primepair_vrender_bo_wait(render, s.handle, 10000000000ll);
+	surface_destroy(&s);
+}
+
 igt_main
 {
 	int render = -1;
@@ -387,6 +617,26 @@ igt_main
 		igt_subtest_f("offset-batch-%s", name)
 			test_offset_batch(render, kind);
 	}
+
+	for (kind = 0; kind < 2; kind++) {
+		const char *name = kind ? "imported" : "own";
+
+		igt_describe("FILL into an NV12 surface writes BT.601 limited-range Y and CbCr, exactly its rectangle");
+		igt_subtest_f("fill-nv12-%s", name)
+			test_nv12(render, kind, VRENDER_CMD_FILL);
+		igt_describe("PATTERN into an NV12 surface");
+		igt_subtest_f("pattern-nv12-%s", name)
+			test_nv12(render, kind, VRENDER_CMD_PATTERN);
+		igt_describe("FILL into an XRGB16161616 surface writes each channel times 257");
+		igt_subtest_f("fill-xrgb16-%s", name)
+			test_rgb64(render, kind, VRENDER_CMD_FILL);
+		igt_describe("PATTERN into an XRGB16161616 surface");
+		igt_subtest_f("pattern-xrgb16-%s", name)
+			test_rgb64(render, kind, VRENDER_CMD_PATTERN);
+	}
+	igt_describe("Unknown formats and flags, odd NV12 rectangles, planes outside the buffer, formats on COPY and CHECKSUM: EINVAL");
+	igt_subtest("format-bad-input")
+		test_format_bad_input(render);
 
 	igt_describe("COPY from an own buffer into an imported one and back");
 	igt_subtest("copy-own-to-imported")
