@@ -9,10 +9,13 @@
  * moves) and the flip is committed at once: vdisplay waits for vrender's
  * fence itself, through the buffer's reservation object (implicit sync),
  * or through IN_FENCE_FD (--explicit).  With --reverse the buffers come
- * from vrender and vdisplay imports them.
+ * from vrender and vdisplay imports them.  With --nv12 the scanout
+ * buffers are NV12 (one dumb buffer each, the Y plane then the CbCr
+ * plane), which vrender draws in YUV and vdisplay converts back to RGB.
  *
  *   pipeline [--display SPEC] [--render SPEC] [--frames N] [--buffers N]
- *            [--explicit] [--reverse] [--camera] [--width W --height H]
+ *            [--explicit] [--reverse | --nv12] [--camera]
+ *            [--width W --height H]
  *            [--capture DIR [--every N]]
  *
  * SPEC names a device: a path ("/dev/dri/card0"), a driver name
@@ -65,7 +68,7 @@ struct pipeline {
 	uint32_t width, height, pitch;
 	uint64_t size;
 	int nbuf;
-	bool explicit_sync, reverse, camera;
+	bool explicit_sync, reverse, camera, nv12;
 	const char *display_spec, *render_spec;	/* --display, --render */
 	int video;			/* vivid capture node */
 	int64_t capture_ns[MAX_BUFFERS];
@@ -297,8 +300,11 @@ static void alloc_buffers(struct pipeline *p)
 
 		b->dmabuf = -1;
 		if (!p->reverse) {
+			/* NV12: rows of a byte per pixel, h of Y, h / 2 of CbCr */
 			check_drm(drmModeCreateDumbBuffer(p->display, p->width,
-							  p->height, 32, 0,
+							  p->nv12 ? p->height * 3 / 2 :
+							  p->height,
+							  p->nv12 ? 8 : 32, 0,
 							  &b->display_handle,
 							  &p->pitch, &p->size),
 				  "scanout buffer");
@@ -327,7 +333,13 @@ static void alloc_buffers(struct pipeline *p)
 		}
 		handles[0] = b->display_handle;
 		pitches[0] = p->pitch;
+		if (p->nv12) {
+			handles[1] = b->display_handle;
+			pitches[1] = p->pitch;
+			offsets[1] = p->pitch * p->height;
+		}
 		check_drm(drmModeAddFB2(p->display, p->width, p->height,
+					p->nv12 ? DRM_FORMAT_NV12 :
 					DRM_FORMAT_XRGB8888, handles, pitches,
 					offsets, &b->fb, 0),
 			  "framebuffer");
@@ -338,15 +350,22 @@ static void alloc_buffers(struct pipeline *p)
 static int render_frame(struct pipeline *p, int b)
 {
 	uint32_t h = p->buf[b].render_handle;
-	uint32_t sq = p->height / 4;
+	/* even, as NV12 takes 2x2 blocks only */
+	uint32_t sq = p->height / 4 & ~1u;
 	uint32_t x = (p->frame * 8) % (p->width - sq);
+	uint32_t y = (p->height / 2 - sq / 2) & ~1u;
 	struct drm_vrender_cmd cmds[2] = {
 		pp_vrender_pattern(h, p->pitch, p->width, p->height, p->frame),
-		pp_vrender_fill(h, 0, p->pitch, x, p->height / 2 - sq / 2,
-				sq, sq, 0xffffffff),
+		pp_vrender_fill(h, 0, p->pitch, x, y, sq, sq, 0xffffffff),
 	};
 	int fence = -1;
 
+	for (int i = 0; p->nv12 && i < 2; i++) {
+		/* The same frame in YUV: the CbCr plane follows the Y plane */
+		cmds[i].flags = VRENDER_CMD_FORMAT_NV12;
+		cmds[i].src_offset = (uint64_t)p->pitch * p->height;
+		cmds[i].src_pitch = p->pitch;
+	}
 	check(pp_vrender_submit(p->render, cmds, 2,
 				VRENDER_SUBMIT_OUT_FENCE_FD, &fence),
 	      "vrender job");
@@ -575,6 +594,7 @@ static const char pipeline_help[] =
 	"  --width W --height H   mode to use (default 640x480)\n"
 	"  --explicit       pass vrender's fence as IN_FENCE_FD\n"
 	"  --reverse        buffers from vrender, imported by vdisplay\n"
+	"  --nv12           NV12 scanout buffers, drawn in YUV by vrender\n"
 	"  --camera         frames from vivid (V4L2 DMABUF import)\n"
 	"  --capture DIR    save frames written back by vdisplay as PNG\n"
 	"  --every N        capture every N-th frame (default 30)\n"
@@ -606,6 +626,7 @@ static void parse_args(int argc, char **argv, struct pipeline *p)
 		{ "height", required_argument, NULL, 'H' },
 		{ "explicit", no_argument, NULL, 'e' },
 		{ "reverse", no_argument, NULL, 'r' },
+		{ "nv12", no_argument, NULL, 'y' },
 		{ "capture", required_argument, NULL, 'c' },
 		{ "camera", no_argument, NULL, 'v' },
 		{ "every", required_argument, NULL, 'n' },
@@ -640,6 +661,9 @@ static void parse_args(int argc, char **argv, struct pipeline *p)
 		case 'r':
 			p->reverse = true;
 			break;
+		case 'y':
+			p->nv12 = true;
+			break;
 		case 'c':
 			p->capture_dir = optarg;
 			break;
@@ -657,6 +681,8 @@ static void parse_args(int argc, char **argv, struct pipeline *p)
 	}
 	if (optind != argc)
 		usage(2);
+	if (p->nv12 && (p->reverse || p->camera || p->width % 2 || p->height % 2))
+		die("--nv12 takes neither --reverse nor --camera, and an even size");
 	if (p->nbuf < 2 || p->nbuf > MAX_BUFFERS)
 		die("--buffers must be 2 to %d", MAX_BUFFERS);
 	if (!frames || (p->capture_dir && !p->capture_every))
