@@ -458,6 +458,13 @@ static int vdisplay_constraints_init(struct device *dev, bool contiguous)
 	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
+	/*
+	 * The DMA API checks every mapping against these: say what the
+	 * constraints say, not the 64 KiB segments of a device that sets
+	 * nothing.
+	 */
+	dma_set_max_seg_size(dev, c.max_segment_size);
+	dma_set_seg_boundary(dev, c.segment_boundary_mask);
 	return primebuf_register_device(dev, &c);
 }
 

@@ -126,10 +126,9 @@ static int vrender_dma_init(struct vrender_device *vr)
 	unsigned int i = vr->index;
 	int ret;
 
-	/* The instance owns its dma_parms, so it fills them in directly. */
-	vr->dma_parms.max_segment_size = max_segment[i];
-	vr->dma_parms.segment_boundary_mask = segment_boundary[i];
-	dev->dma_parms = &vr->dma_parms;
+	/* What the DMA API (and its debugging) checks every mapping against */
+	dma_set_max_seg_size(dev, max_segment[i]);
+	dma_set_seg_boundary(dev, segment_boundary[i]);
 	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(dma_bits[i]));
 	if (ret)
 		return ret;
@@ -162,10 +161,8 @@ static int vrender_probe(struct platform_device *pdev)
 		return ret;
 
 	ret = vrender_dma_init(vr);
-	if (ret) {
-		pdev->dev.dma_parms = NULL;
+	if (ret)
 		return ret;
-	}
 
 	platform_set_drvdata(pdev, vr);
 	ret = drm_dev_register(&vr->drm, 0);
@@ -176,7 +173,6 @@ static int vrender_probe(struct platform_device *pdev)
 out_unregister_constraints:
 	platform_set_drvdata(pdev, NULL);
 	primebuf_unregister_device(&pdev->dev);
-	pdev->dev.dma_parms = NULL;
 	return ret;
 }
 
@@ -194,8 +190,6 @@ static void vrender_remove(struct platform_device *pdev)
 	drm_dev_unplug(&vr->drm);
 	vrender_engine_quiesce(vr);
 	primebuf_unregister_device(&pdev->dev);
-	/* @vr, which holds the parameters, may outlive the binding. */
-	pdev->dev.dma_parms = NULL;
 }
 
 static struct platform_driver vrender_platform_driver = {

@@ -36,7 +36,6 @@ struct drm_vrender_cmd;
  * @drm: the DRM device, embedded
  * @pdev: the virtual platform device it is bound to
  * @index: instance number, 0 to VRENDER_MAX_INSTANCES - 1
- * @dma_parms: backs @pdev's dma_parms (max segment, boundary)
  * @constraints: what this instance declared to primebuf
  * @engine: the scheduler of each engine: one job on an engine at a time,
  *	taken in turn from the entities of the open files bound to it
@@ -53,7 +52,6 @@ struct vrender_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
 	unsigned int index;
-	struct device_dma_parameters dma_parms;
 	struct primebuf_constraints constraints;
 	struct drm_gpu_scheduler engine[VRENDER_ENGINES];
 	struct drm_gpu_scheduler *engine_list[VRENDER_ENGINES];
