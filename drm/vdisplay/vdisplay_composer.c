@@ -773,10 +773,19 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 	spin_lock_irq(&out->frame_lock);
 	out->crc_enabled = enabled;
 	out->crc_seq_valid = false;
-	if (enabled)
+	if (enabled) {
 		out->crc_gen++;
-	if (enabled)
 		out->frame_seq = max(out->frame_seq, drm_crtc_vblank_count(crtc));
+		/*
+		 * The first CRC is the current frame's, even if the worker
+		 * composes it only after the next vblank: the report then
+		 * covers both frames.
+		 */
+		if (out->frame_seq) {
+			out->crc_seq = out->frame_seq - 1;
+			out->crc_seq_valid = true;
+		}
+	}
 	spin_unlock_irq(&out->frame_lock);
 
 	if (!enabled) {
