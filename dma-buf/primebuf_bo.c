@@ -824,10 +824,12 @@ static void primebuf_drop_vaddr(struct primebuf_bo *bo)
 
 /*
  * Cache maintenance around CPU access: every device that holds a DMA
- * mapping (active or cached) gets its view synced.
+ * mapping (active or cached) gets its view synced, in the direction it
+ * was mapped with, as the DMA API requires whatever the CPU is about to
+ * do (a device that only reads the buffer has nothing to give back, and
+ * needs the CPU's writes flushed all the same).
  */
-void primebuf_bo_sync(struct primebuf_bo *bo, enum dma_data_direction dir,
-		      bool for_cpu)
+void primebuf_bo_sync(struct primebuf_bo *bo, bool for_cpu)
 {
 	struct primebuf_attachment *pa;
 
@@ -837,9 +839,9 @@ void primebuf_bo_sync(struct primebuf_bo *bo, enum dma_data_direction dir,
 		if (!pa->sgt_mapped)
 			continue;
 		if (for_cpu)
-			dma_sync_sgtable_for_cpu(pa->dev, &pa->sgt, dir);
+			dma_sync_sgtable_for_cpu(pa->dev, &pa->sgt, pa->dir);
 		else
-			dma_sync_sgtable_for_device(pa->dev, &pa->sgt, dir);
+			dma_sync_sgtable_for_device(pa->dev, &pa->sgt, pa->dir);
 	}
 	if (bo->vaddr) {
 		if (for_cpu)

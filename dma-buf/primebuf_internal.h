@@ -72,8 +72,7 @@ void primebuf_attachment_drop_sgt(struct primebuf_attachment *pa);
 int primebuf_prepare_backing(struct primebuf_bo *bo);
 int primebuf_bo_vmap_locked(struct primebuf_bo *bo, struct iosys_map *map);
 void primebuf_bo_vunmap_locked(struct primebuf_bo *bo);
-void primebuf_bo_sync(struct primebuf_bo *bo, enum dma_data_direction dir,
-		      bool for_cpu);
+void primebuf_bo_sync(struct primebuf_bo *bo, bool for_cpu);
 int primebuf_bo_setup_mmap(struct primebuf_bo *bo,
 			   struct vm_area_struct *vma);
 

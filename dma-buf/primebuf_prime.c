@@ -183,7 +183,7 @@ static int primebuf_begin_cpu_access(struct dma_buf *dmabuf,
 	/* CPU access is a first use too: allocate for everyone attached. */
 	ret = primebuf_prepare_backing(bo);
 	if (!ret)
-		primebuf_bo_sync(bo, dir, true);
+		primebuf_bo_sync(bo, true);
 	mutex_unlock(&bo->lock);
 	return ret;
 }
@@ -194,7 +194,7 @@ static int primebuf_end_cpu_access(struct dma_buf *dmabuf,
 	struct primebuf_bo *bo = dmabuf_to_bo(dmabuf);
 
 	mutex_lock(&bo->lock);
-	primebuf_bo_sync(bo, dir, false);
+	primebuf_bo_sync(bo, false);
 	mutex_unlock(&bo->lock);
 	return 0;
 }
