@@ -323,3 +323,13 @@ bool primepair_uevent_hotplug(int fd)
 	}
 	return false;
 }
+
+void primepair_sysfs_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY);
+
+	igt_assert_f(fd >= 0, "open %s: %m\n", path);
+	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
+		     "write %s to %s: %m\n", value, path);
+	close(fd);
+}

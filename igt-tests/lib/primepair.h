@@ -157,6 +157,9 @@ bool primepair_kmsg_find(int fd, const char *needle);
  */
 void primepair_reload_module(const char *name, const char *params);
 
+/* Write @value to the sysfs (or any) file @path; asserts it all went. */
+void primepair_sysfs_write(const char *path, const char *value);
+
 /*
  * A socket on the kernel's uevents (skips the subtest if none can be
  * opened), and whether a DRM hotplug uevent ("change" with HOTPLUG=1)

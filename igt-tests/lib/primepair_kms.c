@@ -748,3 +748,24 @@ unsigned int primepair_crc_count_new(struct primepair_kms *kms,
 	igt_info("%u new pictures in %u frames\n", distinct, n);
 	return distinct;
 }
+
+void primepair_fb_create_shared(struct primepair_kms *kms,
+				const struct primepair_output *o, int render,
+				struct primepair_fb *fb, int *dmabuf,
+				uint32_t *imported)
+{
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, fb);
+	igt_assert_eq(drmPrimeHandleToFD(kms->fd, fb->handle,
+					 DRM_CLOEXEC | DRM_RDWR, dmabuf), 0);
+	igt_assert_eq(drmPrimeFDToHandle(render, *dmabuf, imported), 0);
+}
+
+void primepair_kms_assert_unplugged(struct primepair_kms *kms,
+				    const struct primepair_fb *fb)
+{
+	igt_assert(!drmModeGetResources(kms->fd));
+	igt_assert_eq(errno, ENODEV);
+	igt_assert_eq(drmModePageFlip(kms->fd, kms->outputs[0].crtc_id,
+				      fb->fb_id, 0, NULL), -ENODEV);
+}

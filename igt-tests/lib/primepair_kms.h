@@ -64,6 +64,17 @@ void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
 void primepair_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
 		  struct primepair_fb *fb);
 void primepair_fb_destroy(int fd, struct primepair_fb *fb);
+/*
+ * An XRGB8888 framebuffer of @o's mode, exported (read-write) to *@dmabuf
+ * and imported into the device @render as *@imported.
+ */
+void primepair_fb_create_shared(struct primepair_kms *kms,
+				const struct primepair_output *o, int render,
+				struct primepair_fb *fb, int *dmabuf,
+				uint32_t *imported);
+/* The KMS device of @kms is unplugged: its calls fail with ENODEV. */
+void primepair_kms_assert_unplugged(struct primepair_kms *kms,
+				    const struct primepair_fb *fb);
 
 /* Plane properties for an unscaled @w x @h at (@x,@y), from fb (sx,sy). */
 void primepair_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,

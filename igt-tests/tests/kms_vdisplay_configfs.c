@@ -760,12 +760,8 @@ static void remove_busy(bool by_rmdir)
 	cfs_kms_open(&kms);
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 
-	primepair_fb_create(kms.fd, kms.outputs[0].mode.hdisplay,
-			    kms.outputs[0].mode.vdisplay, DRM_FORMAT_XRGB8888,
-			    &fb);
-	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle, DRM_CLOEXEC | DRM_RDWR,
-					 &dmabuf), 0);
-	igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
+	primepair_fb_create_shared(&kms, &kms.outputs[0], render, &fb, &dmabuf,
+				   &imported);
 	render_fill(render, imported, &fb, FILL);
 	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &fb), 0);
 
@@ -779,10 +775,7 @@ static void remove_busy(bool by_rmdir)
 	}
 	igt_assert_eq(cfs_bound(NULL), 0);
 
-	igt_assert(!drmModeGetResources(kms.fd));
-	igt_assert_eq(errno, ENODEV);
-	igt_assert_eq(drmModePageFlip(kms.fd, kms.outputs[0].crtc_id, fb.fb_id,
-				      0, NULL), -ENODEV);
+	primepair_kms_assert_unplugged(&kms, &fb);
 
 	render_fill(render, imported, &fb, ~FILL);
 	map = mmap(NULL, fb.size, PROT_READ, MAP_SHARED, dmabuf, 0);

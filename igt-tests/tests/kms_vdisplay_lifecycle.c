@@ -35,16 +35,6 @@ IGT_TEST_DESCRIPTION("vdisplay unbound, rebound and suspended under its clients"
 #define DEVICE		"vdisplay.0"
 #define FILL		0xff20c040u
 
-static void sysfs_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY);
-
-	igt_assert_f(fd >= 0, "open %s: %m\n", path);
-	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
-		     "write %s to %s: %m\n", value, path);
-	close(fd);
-}
-
 static bool bound(void)
 {
 	return access(DRIVER_DIR DEVICE, F_OK) == 0;
@@ -102,23 +92,16 @@ static void test_unbind_rebind(void)
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 
 	/* A scanout buffer, shared with vrender, which renders into it */
-	primepair_fb_create(kms.fd, kms.outputs[0].mode.hdisplay,
-			    kms.outputs[0].mode.vdisplay, DRM_FORMAT_XRGB8888,
-			    &fb);
-	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle, DRM_CLOEXEC |
-					 DRM_RDWR, &dmabuf), 0);
-	igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
+	primepair_fb_create_shared(&kms, &kms.outputs[0], render, &fb, &dmabuf,
+				   &imported);
 	render_fill(render, imported, &fb, FILL);
 	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &fb), 0);
 
-	sysfs_write(DRIVER_DIR "unbind", DEVICE);
+	primepair_sysfs_write(DRIVER_DIR "unbind", DEVICE);
 	igt_assert(!bound());
 
 	/* The open card is unplugged: KMS calls fail, none crashes. */
-	igt_assert(!drmModeGetResources(kms.fd));
-	igt_assert_eq(errno, ENODEV);
-	igt_assert_eq(drmModePageFlip(kms.fd, kms.outputs[0].crtc_id, fb.fb_id,
-				      0, NULL), -ENODEV);
+	primepair_kms_assert_unplugged(&kms, &fb);
 
 	/* The buffer lives on: vrender renders, the dma-buf shows it. */
 	render_fill(render, imported, &fb, ~FILL);
@@ -136,7 +119,7 @@ static void test_unbind_rebind(void)
 	primepair_assert_summary_zero();
 
 	/* Bound again, it is a new, working device. */
-	sysfs_write(DRIVER_DIR "bind", DEVICE);
+	primepair_sysfs_write(DRIVER_DIR "bind", DEVICE);
 	igt_assert(bound());
 	primepair_kms_open(&kms);
 	primepair_fb_create(kms.fd, kms.outputs[0].mode.hdisplay,
@@ -209,14 +192,14 @@ static void test_unbind_during_flips(void)
 	/* Unbind once the flips run. */
 	igt_assert_eq(read(sync[0], &c, 1), 1);
 	usleep(300000);
-	sysfs_write(DRIVER_DIR "unbind", DEVICE);
+	primepair_sysfs_write(DRIVER_DIR "unbind", DEVICE);
 	igt_waitchildren();
 	close(sync[0]);
 	close(sync[1]);
 	primepair_summary_settle("buffers", 0);
 	primepair_assert_summary_zero();
 
-	sysfs_write(DRIVER_DIR "bind", DEVICE);
+	primepair_sysfs_write(DRIVER_DIR "bind", DEVICE);
 	igt_assert(bound());
 }
 
@@ -237,9 +220,9 @@ static bool mounted_9p(void)
 
 static void pm_test_cycle(void)
 {
-	sysfs_write("/sys/power/pm_test", "devices");
-	sysfs_write("/sys/power/state", "mem");
-	sysfs_write("/sys/power/pm_test", "none");
+	primepair_sysfs_write("/sys/power/pm_test", "devices");
+	primepair_sysfs_write("/sys/power/state", "mem");
+	primepair_sysfs_write("/sys/power/pm_test", "none");
 }
 
 static void test_suspend_resume(void)

@@ -31,16 +31,6 @@ IGT_TEST_DESCRIPTION("vrender unbound and rebound under its clients");
 #define DEVICE		"vrender.0"
 #define JOBS		4
 
-static void sysfs_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY);
-
-	igt_assert_f(fd >= 0, "open %s: %m\n", path);
-	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
-		     "write %s to %s: %m\n", value, path);
-	close(fd);
-}
-
 static bool bound(void)
 {
 	return access(DRIVER_DIR DEVICE, F_OK) == 0;
@@ -117,12 +107,8 @@ static void test_unbind_rebind(void)
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 
 	/* A vdisplay scanout buffer, imported into vrender */
-	primepair_fb_create(kms.fd, kms.outputs[0].mode.hdisplay,
-			    kms.outputs[0].mode.vdisplay, DRM_FORMAT_XRGB8888,
-			    &fb);
-	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle, DRM_CLOEXEC | DRM_RDWR,
-					 &dmabuf), 0);
-	igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
+	primepair_fb_create_shared(&kms, &kms.outputs[0], render, &fb, &dmabuf,
+				   &imported);
 	/* and a buffer of vrender's own, mapped for the CPU */
 	own = primepair_vrender_bo_create(render, own_size);
 	own_map = primepair_vrender_bo_mmap(render, own, own_size,
@@ -138,7 +124,7 @@ static void test_unbind_rebind(void)
 		fence[i] = queue_fill(render, imported, &fb, 0xff000000u | (i + 1));
 	igt_assert_eq(primepair_sync_file_status(fence[JOBS - 1]), 0);
 
-	sysfs_write(DRIVER_DIR "unbind", DEVICE);
+	primepair_sysfs_write(DRIVER_DIR "unbind", DEVICE);
 	igt_assert(!bound());
 
 	/* Every queued job ran and signalled before the unbind returned. */
@@ -187,7 +173,7 @@ static void test_unbind_rebind(void)
 
 	/* Bound again: a new render node that works */
 	primepair_vrender_set_param("engine_speed", saved_speed);
-	sysfs_write(DRIVER_DIR "bind", DEVICE);
+	primepair_sysfs_write(DRIVER_DIR "bind", DEVICE);
 	igt_assert(bound());
 	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 	own = primepair_vrender_bo_create(render, own_size);
