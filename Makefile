@@ -9,8 +9,8 @@
 #   make demo             the demo in QEMU, every kernel, with a report
 #   make lint             checkpatch --strict, sparse, kernel-doc, uapi
 #   make bench            every benchmark, one QEMU boot per kernel
-#   make check-debug      the suite on KASAN/lockdep/kmemleak builds of the
-#                         6.1 and 6.12 series of tools/kernels
+#   make check-debug      the suite on KASAN/lockdep/kmemleak/DMA-debug builds
+#                         of every series of tools/kernels
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
