@@ -20,6 +20,15 @@
  * rounded; 10-bit writeback widens each channel again by repeating its
  * top bits, so full scale stays full scale.
  *
+ * A scaled plane is sampled by nearest neighbour, whatever its
+ * SCALING_FILTER (DEFAULT means nearest neighbour here): each destination
+ * pixel shows the source pixel under its centre.  Its position comes from
+ * the plane's whole rectangles as userspace set them, the source in 16.16,
+ * in exact integer arithmetic; clipping to the CRTC only says which
+ * destination pixels are drawn, so a plane partly off screen shows the
+ * same pixels where it is visible as it would whole.  An unscaled plane
+ * at a whole source position is read a row at a time as before.
+ *
  * The CRTC's gamma LUT comes last, on the blended image, where a display
  * engine applies it on the way to the connector: the CRC and writeback
  * see the corrected picture.  It has one entry per 8-bit value, of which
@@ -147,10 +156,53 @@ static void vdisplay_read_rotated(u32 *dst, const struct vdisplay_layer *l,
 				 1);
 }
 
+/* Pixel @k of the destination along axis @a (see struct vdisplay_axis) */
+static u32 vdisplay_axis_at(const struct vdisplay_axis *a, u32 k)
+{
+	return a->first + k * a->step + div64_u64(a->frac + k * a->rem, a->den);
+}
+
+/*
+ * Row @j of a scaled layer, rotated or not, of any format: the row's view
+ * pixels are stepped through without a division, each taken back to the
+ * framebuffer and read alone.
+ */
+static void vdisplay_read_scaled(u32 *dst, const struct vdisplay_layer *l,
+				 int j, unsigned int n)
+{
+	const struct vdisplay_format *fmt = l->fmt;
+	const struct vdisplay_axis *h = &l->h;
+	int b = vdisplay_axis_at(&l->v, j), a = h->first;
+	int x0 = l->ox + b * l->jx, y0 = l->oy + b * l->jy;
+	u64 frac = h->frac;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int x = x0 + a * l->ix, y = y0 + a * l->iy;
+
+		if (fmt->yuv)
+			dst[i] = vdisplay_yuv_pixel(l, x, y);
+		else
+			fmt->read_row(&dst[i], (const u8 *)l->vaddr +
+				      (size_t)y * l->pitch +
+				      (size_t)x * fmt->cpp, 1);
+		a += h->step;
+		frac += h->rem;
+		if (frac >= h->den) {
+			frac -= h->den;
+			a++;
+		}
+	}
+}
+
 /* Row @j of the layer, converted to ARGB8888 at @dst */
 static void vdisplay_read_layer_row(u32 *dst, const struct vdisplay_layer *l,
 				    int j, unsigned int n)
 {
+	if (l->scaled) {
+		vdisplay_read_scaled(dst, l, j, n);
+		return;
+	}
 	if (l->fmt->yuv) {
 		vdisplay_read_yuv(dst, l, j, n);
 		return;
@@ -446,32 +498,97 @@ void vdisplay_compose_work(struct work_struct *work)
  * framebuffer (drm_rect_rotate()); step through that view and take each
  * pixel back to the framebuffer with the core's own inverse, so that the
  * composer means by each rotation and reflection what the core does.  The
- * map is affine: three points give it.
+ * map is affine: three points give it, view pixel (@vx, @vy) and its two
+ * neighbours.
  */
-static void vdisplay_layer_rotation(struct vdisplay_layer *l,
-				    const struct drm_plane_state *state)
+static void vdisplay_layer_map(struct vdisplay_layer *l,
+			       const struct drm_plane_state *state,
+			       int vx, int vy)
 {
 	unsigned int rotation = state->rotation;
 	int w = state->fb->width, h = state->fb->height;
-	struct drm_rect view = l->src, p;
+	struct drm_rect p;
 
-	l->rotated = rotation != DRM_MODE_ROTATE_0;
-	if (!l->rotated)
-		return;
-	drm_rect_rotate(&view, w, h, rotation);
-
-	p = DRM_RECT_INIT(view.x1, view.y1, 1, 1);
+	p = DRM_RECT_INIT(vx, vy, 1, 1);
 	drm_rect_rotate_inv(&p, w, h, rotation);
 	l->ox = p.x1;
 	l->oy = p.y1;
-	p = DRM_RECT_INIT(view.x1 + 1, view.y1, 1, 1);
+	p = DRM_RECT_INIT(vx + 1, vy, 1, 1);
 	drm_rect_rotate_inv(&p, w, h, rotation);
 	l->ix = p.x1 - l->ox;
 	l->iy = p.y1 - l->oy;
-	p = DRM_RECT_INIT(view.x1, view.y1 + 1, 1, 1);
+	p = DRM_RECT_INIT(vx, vy + 1, 1, 1);
 	drm_rect_rotate_inv(&p, w, h, rotation);
 	l->jx = p.x1 - l->ox;
 	l->jy = p.y1 - l->oy;
+}
+
+/* An unscaled layer's map starts at its clipped source. */
+static void vdisplay_layer_rotation(struct vdisplay_layer *l,
+				    const struct drm_plane_state *state)
+{
+	struct drm_rect view = l->src;
+
+	if (!l->rotated)
+		return;
+	drm_rect_rotate(&view, state->fb->width, state->fb->height,
+			state->rotation);
+	vdisplay_layer_map(l, state, view.x1, view.y1);
+}
+
+/*
+ * Along one axis of the view: destination pixel k of @dst_len, counted
+ * from the plane's unclipped edge, shows the view pixel under its centre,
+ * (@src_pos + (k + 1/2) * @src_len / @dst_len) >> 16 for a source at
+ * @src_pos, @src_len long in 16.16.  Multiplied out by 2 * @dst_len, the
+ * position is an integer, stepped from @skip, the first pixel the clip
+ * leaves, in whole pixels and a remainder.  The atomic check bounds the
+ * terms: a source within an 8192-pixel framebuffer (2^29 in 16.16), a
+ * destination about eight times as long at most (below 2^17), so no
+ * product reaches 2^48, nor k * @rem in vdisplay_axis_at() 2^52.
+ */
+static void vdisplay_axis_init(struct vdisplay_axis *a, u32 src_pos,
+			       u32 src_len, u32 dst_len, u32 skip)
+{
+	u64 pos = (u64)src_pos * 2 * dst_len + (2ULL * skip + 1) * src_len;
+
+	a->den = (u64)dst_len << 17;
+	a->first = div64_u64_rem(pos, a->den, &a->frac);
+	a->step = div64_u64_rem(2ULL * src_len, a->den, &a->rem);
+}
+
+/* @len, in 16.16, is @pixels whole pixels */
+static bool vdisplay_same_length(int len, int pixels)
+{
+	return (s64)len == (s64)pixels << 16;
+}
+
+/*
+ * A plane is sampled as scaled when its source, in the rotated view, is
+ * not the size of its destination or does not start on a pixel boundary;
+ * the whole rectangles give the samples, the clipped destination the
+ * pixels drawn.  Otherwise it is read as before, its source as the atomic
+ * check clipped it.
+ */
+static bool vdisplay_layer_scale(struct vdisplay_layer *l,
+				 const struct drm_plane_state *state)
+{
+	struct drm_rect src = drm_plane_state_src(state);
+	struct drm_rect dst = drm_plane_state_dest(state);
+
+	drm_rect_rotate(&src, state->fb->width << 16, state->fb->height << 16,
+			state->rotation);
+	if (vdisplay_same_length(drm_rect_width(&src), drm_rect_width(&dst)) &&
+	    vdisplay_same_length(drm_rect_height(&src), drm_rect_height(&dst)) &&
+	    !((src.x1 | src.y1) & 0xffff))
+		return false;
+
+	vdisplay_layer_map(l, state, 0, 0);
+	vdisplay_axis_init(&l->h, src.x1, drm_rect_width(&src),
+			   drm_rect_width(&dst), l->dst.x1 - dst.x1);
+	vdisplay_axis_init(&l->v, src.y1, drm_rect_height(&src),
+			   drm_rect_height(&dst), l->dst.y1 - dst.y1);
+	return true;
 }
 
 /*
@@ -518,7 +635,10 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 	l->dst = state->dst;
 	l->alpha = state->alpha;
 	l->blend = state->pixel_blend_mode;
-	vdisplay_layer_rotation(l, state);
+	l->rotated = state->rotation != DRM_MODE_ROTATE_0;
+	l->scaled = vdisplay_layer_scale(l, state);
+	if (!l->scaled)
+		vdisplay_layer_rotation(l, state);
 	if (l->fmt->yuv) {
 		l->cb = (const u8 *)vs->data[l->fmt->cb_plane].vaddr +
 			l->fmt->cb_byte;

@@ -12,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include <drm/drm_atomic_helper.h>
 #include <drm/drm_connector.h>
 #include <drm/drm_crtc.h>
 #include <drm/drm_device.h>
@@ -58,6 +59,15 @@
 
 /* Entries of the CRTC's gamma LUT: one per value of an 8-bit channel */
 #define VDISPLAY_GAMMA_SIZE	256
+
+/*
+ * Plane scale factors, source size over destination size in 16.16 as
+ * drm_atomic_helper_check_plane_state() takes them (DRM_PLANE_NO_SCALING
+ * is 1.0), in each direction apart: from 1/8 (0x2000, a source shown
+ * eight times as large) to 8 (0x80000, shown at an eighth of its size).
+ */
+#define VDISPLAY_MIN_SCALE	(DRM_PLANE_NO_SCALING / 8)
+#define VDISPLAY_MAX_SCALE	(DRM_PLANE_NO_SCALING * 8)
 
 /**
  * struct vdisplay_config - what a device is made of, checked before it is
@@ -171,11 +181,33 @@ struct vdisplay_wb_format {
 };
 
 /**
+ * struct vdisplay_axis - nearest-neighbour sampling along one axis of a
+ * scaled layer
+ * @first: pixel of the plane's view of the framebuffer that the first
+ *	visible destination pixel shows
+ * @frac: the rest of that pixel's sample position, in 1/@den of a pixel
+ * @step: whole pixels of the view from one destination pixel to the next
+ * @rem: the rest of that step, in 1/@den of a pixel
+ * @den: denominator of @frac and @rem, above both
+ *
+ * Destination pixel k, counted from the first visible one, shows view
+ * pixel @first + k * @step + (@frac + k * @rem) / @den, rounded down.
+ */
+struct vdisplay_axis {
+	u32 first;
+	u32 step;
+	u64 frac;
+	u64 rem;
+	u64 den;
+};
+
+/**
  * struct vdisplay_layer - what the composer needs of one visible plane
  * @vaddr: first byte of the framebuffer's pixel data
  * @fmt: the framebuffer's format
  * @pitch: bytes per framebuffer line
- * @src: source rectangle in framebuffer pixels (no scaling: same size as @dst)
+ * @src: source rectangle in framebuffer pixels, clipped; the same size as
+ *	@dst unless @scaled
  * @dst: destination rectangle on the CRTC, clipped to it
  * @alpha: plane alpha, 0 (transparent) to 0xffff (opaque)
  * @blend: DRM_MODE_BLEND_* of the plane
@@ -187,15 +219,22 @@ struct vdisplay_wb_format {
  * @yuv: Q16 YCbCr to RGB for the plane's COLOR_ENCODING and COLOR_RANGE:
  *	R = (Y - y0) * y + Cr * rv, G = (Y - y0) * y + Cb * gu + Cr * gv,
  *	B = (Y - y0) * y + Cb * bu, with Cb and Cr centred on 0
- * @rotated: the plane is rotated or reflected; then the framebuffer pixel
- *	shown at (@dst.x1 + i, @dst.y1 + j) is (@ox + i * @ix + j * @jx,
- *	@oy + i * @iy + j * @jy)
- * @ox: see @rotated
- * @oy: see @rotated
- * @ix: see @rotated
- * @iy: see @rotated
- * @jx: see @rotated
- * @jy: see @rotated
+ * @rotated: the plane is rotated or reflected; then, unless @scaled, the
+ *	framebuffer pixel shown at (@dst.x1 + i, @dst.y1 + j) is
+ *	(@ox + i * @ix + j * @jx, @oy + i * @iy + j * @jy)
+ * @scaled: the source is not the size of the destination, or starts
+ *	within a pixel; then the pixel shown at (@dst.x1 + i, @dst.y1 + j)
+ *	is (@ox + a * @ix + b * @jx, @oy + a * @iy + b * @jy), where a and
+ *	b are the pixels of the plane's rotated view of the framebuffer that
+ *	@h samples for i and @v for j (the identity map when not @rotated)
+ * @ox: see @rotated and @scaled
+ * @oy: see @rotated and @scaled
+ * @ix: see @rotated and @scaled
+ * @iy: see @rotated and @scaled
+ * @jx: see @rotated and @scaled
+ * @jy: see @rotated and @scaled
+ * @h: horizontal sampling of a @scaled layer
+ * @v: vertical sampling of a @scaled layer
  */
 struct vdisplay_layer {
 	const void *vaddr;
@@ -213,7 +252,10 @@ struct vdisplay_layer {
 		s32 y0, y, rv, gu, gv, bu;
 	} yuv;
 	bool rotated;
+	bool scaled;
 	int ox, oy, ix, iy, jx, jy;
+	struct vdisplay_axis h;
+	struct vdisplay_axis v;
 };
 
 /**

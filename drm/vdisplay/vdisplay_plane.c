@@ -4,9 +4,11 @@
  *
  * Every CRTC has a primary plane, optional overlays and an optional cursor,
  * all alike: the same formats, positioning and clipping through the atomic
- * helpers, a zpos, and plane alpha with the three blend modes.  The
- * framebuffer of a plane is vmapped from prepare_fb to cleanup_fb, so the
- * composer can read it at any vblank while the state is current.
+ * helpers, scaling from 1/8 to 8 in each direction (VDISPLAY_MIN_SCALE,
+ * VDISPLAY_MAX_SCALE) with a SCALING_FILTER property, a zpos, and plane
+ * alpha with the three blend modes.  The framebuffer of a plane is vmapped
+ * from prepare_fb to cleanup_fb, so the composer can read it at any vblank
+ * while the state is current.
  */
 
 #include <linux/minmax.h>
@@ -106,9 +108,10 @@ static int vdisplay_plane_atomic_check(struct drm_plane *plane,
 	if (IS_ERR(crtc_state))
 		return PTR_ERR(crtc_state);
 
+	/* A scale factor out of range is -ERANGE. */
 	return drm_atomic_helper_check_plane_state(new_state, crtc_state,
-						   DRM_PLANE_NO_SCALING,
-						   DRM_PLANE_NO_SCALING,
+						   VDISPLAY_MIN_SCALE,
+						   VDISPLAY_MAX_SCALE,
 						   true, true);
 }
 
@@ -259,6 +262,7 @@ static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
 	       a->rotation == b->rotation && a->zpos == b->zpos &&
 	       a->color_encoding == b->color_encoding &&
 	       a->color_range == b->color_range &&
+	       a->scaling_filter == b->scaling_filter &&
 	       a->normalized_zpos == b->normalized_zpos &&
 	       a->visible == b->visible;
 }
@@ -367,6 +371,7 @@ static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 	cur_state->rotation = new_state->rotation;
 	cur_state->color_encoding = new_state->color_encoding;
 	cur_state->color_range = new_state->color_range;
+	cur_state->scaling_filter = new_state->scaling_filter;
 	cur_state->visible = new_state->visible;
 	cur_state->normalized_zpos = new_state->normalized_zpos;
 	/* Shown or hidden: the current CRTC state lists its planes. */
@@ -427,6 +432,16 @@ static int vdisplay_plane_add_properties(struct drm_plane *plane,
 	 * least that must be updated), so it takes the hint and ignores it.
 	 */
 	drm_plane_enable_fb_damage_clips(plane);
+
+	/*
+	 * The composer samples scaled planes by nearest neighbour: that is
+	 * what DEFAULT means here too.
+	 */
+	ret = drm_plane_create_scaling_filter_property(plane,
+						       BIT(DRM_SCALING_FILTER_DEFAULT) |
+						       BIT(DRM_SCALING_FILTER_NEAREST_NEIGHBOR));
+	if (ret)
+		return ret;
 
 	return drm_plane_create_blend_mode_property(plane,
 						    BIT(DRM_MODE_BLEND_PIXEL_NONE) |
