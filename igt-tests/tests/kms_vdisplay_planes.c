@@ -740,6 +740,61 @@ static void test_primary_off(struct ctx *c)
 #define REFLECT_X	(1u << 4)
 #define REFLECT_Y	(1u << 5)
 
+/* The values property @name of @plane offers, as a mask of 1 << value */
+static uint64_t prop_values(struct ctx *c, uint32_t plane, const char *name)
+{
+	uint32_t id = primepair_prop_id(c->kms.fd, plane, DRM_MODE_OBJECT_PLANE,
+					name);
+	drmModePropertyRes *pr = drmModeGetProperty(c->kms.fd, id);
+	uint64_t values = 0;
+
+	igt_assert(pr);
+	for (int i = 0; i < pr->count_enums; i++)
+		values |= 1ull << pr->enums[i].value;
+	drmModeFreeProperty(pr);
+	return values;
+}
+
+/*
+ * Every plane of the output back to rotation 0 and the default scaling
+ * filter, as the next subtests expect them, all planes and CRTCs off.
+ */
+static void planes_upright(struct ctx *c)
+{
+	drmModeAtomicReqPtr req;
+	uint32_t planes[PRIMEPAIR_MAX_PLANES + 2];
+	unsigned int n = 0;
+
+	primepair_disable_all(&c->kms);
+	planes[n++] = c->o->primary;
+	for (unsigned int i = 0; i < c->o->noverlays; i++)
+		planes[n++] = c->o->overlays[i];
+	if (c->o->cursor)
+		planes[n++] = c->o->cursor;
+	req = drmModeAtomicAlloc();
+	for (unsigned int i = 0; i < n; i++) {
+		primepair_add(c->kms.fd, req, planes[i], DRM_MODE_OBJECT_PLANE,
+			      "rotation", ROT_0);
+		primepair_add(c->kms.fd, req, planes[i], DRM_MODE_OBJECT_PLANE,
+			      "SCALING_FILTER", 0);
+	}
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+}
+
+/* Commit one property of @plane; returns 0 or -errno */
+static int set_plane_prop(struct ctx *c, uint32_t plane, const char *name,
+			  uint64_t value)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int ret;
+
+	primepair_add(c->kms.fd, req, plane, DRM_MODE_OBJECT_PLANE, name, value);
+	ret = primepair_commit(c->kms.fd, req, 0);
+	drmModeAtomicFree(req);
+	return ret;
+}
+
 /*
  * Where pixel (x, y) of a @w x @h framebuffer lands in the plane's
  * rotated view: reflections first, then the counter-clockwise rotation,
@@ -767,22 +822,123 @@ static void rotate_point(uint32_t rot, int w, int h, int x, int y,
 	}
 }
 
-/* Pixel (@x, @y) of the XRGB8888 framebuffer @arg, for show_rotated() */
-static uint32_t xrgb_pixel(const void *arg, int x, int y)
+/*
+ * The framebuffer pixel that pixel (@a, @b) of the plane's rotated view
+ * shows: rotate_point() undone, the rotation first, then the reflections.
+ */
+static void unrotate_point(uint32_t rot, int w, int h, int a, int b,
+			   int *x, int *y)
+{
+	if (rot & ROT_90) {
+		*x = w - 1 - b;
+		*y = a;
+	} else if (rot & ROT_180) {
+		*x = w - 1 - a;
+		*y = h - 1 - b;
+	} else if (rot & ROT_270) {
+		*x = b;
+		*y = h - 1 - a;
+	} else {
+		*x = a;
+		*y = b;
+	}
+	if (rot & REFLECT_X)
+		*x = w - 1 - *x;
+	if (rot & REFLECT_Y)
+		*y = h - 1 - *y;
+}
+
+/*
+ * Pixel (@x, @y) of the framebuffer @arg, of a format without alpha, for
+ * show_placed()
+ */
+static uint32_t fb_pixel(const void *arg, int x, int y)
 {
 	const struct primepair_fb *fb = arg;
 	const uint8_t *p = (const uint8_t *)fb->map + (size_t)y * fb->pitch +
-			   (size_t)x * 4;
+			   (size_t)x * fb->cpp;
 
-	return primepair_read_pixel(p, DRM_FORMAT_XRGB8888) | 0xff000000u;
+	return primepair_read_pixel(p, fb->format) | 0xff000000u;
+}
+
+/* Where a plane shows what of its framebuffer */
+struct placement {
+	int32_t x, y;			/* on the CRTC */
+	uint32_t w, h;
+	uint32_t sx, sy, sw, sh;	/* of the framebuffer, in 16.16 */
+	uint32_t rot;
+};
+
+/* The properties that put @fb on @plane as @p says */
+static void add_placement(struct ctx *c, drmModeAtomicReqPtr req,
+			  uint32_t plane, const struct primepair_fb *fb,
+			  const struct placement *p)
+{
+	const uint32_t t = DRM_MODE_OBJECT_PLANE;
+
+	/* The library's unscaled plane, then the source in 16.16 */
+	primepair_add_plane(c->kms.fd, req, plane, c->o->crtc_id, fb, p->x, p->y,
+			    0, 0, p->w, p->h);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_X", p->sx);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_Y", p->sy);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_W", p->sw);
+	primepair_add(c->kms.fd, req, plane, t, "SRC_H", p->sh);
+	primepair_add(c->kms.fd, req, plane, t, "rotation", p->rot);
+}
+
+/*
+ * Show @fb on @plane as @p says, and draw into the reference what
+ * Documentation/vdisplay.rst says of it: in the plane's rotated view of
+ * the framebuffer, the source rectangle (its corners turned by
+ * rotate_point() of a framebuffer one larger in 16.16, which moves
+ * points rather than pixels) is stretched over the destination, and
+ * destination pixel (i, j) shows the view pixel under its centre,
+ * floor(view x + (i + 1/2) * view width / @p->w) and likewise down;
+ * @pixel(@arg, ...) reads the framebuffer pixel behind it.  Only what
+ * falls on the CRTC is drawn.
+ */
+static void show_placed(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
+			const struct placement *p,
+			uint32_t (*pixel)(const void *arg, int x, int y),
+			const void *arg)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int w16 = (int)(fb->width << 16) + 1, h16 = (int)(fb->height << 16) + 1;
+	int x1, y1, x2, y2, fx, fy;
+	int64_t vx, vy, vw, vh;
+
+	add_placement(c, req, plane, fb, p);
+	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+	drmModeAtomicFree(req);
+
+	rotate_point(p->rot, w16, h16, p->sx, p->sy, &x1, &y1);
+	rotate_point(p->rot, w16, h16, p->sx + p->sw, p->sy + p->sh, &x2, &y2);
+	vx = x1 < x2 ? x1 : x2;
+	vy = y1 < y2 ? y1 : y2;
+	vw = abs(x2 - x1);
+	vh = abs(y2 - y1);
+	for (int64_t j = 0; j < p->h; j++) {
+		int64_t y = p->y + j, b = (vy + (2 * j + 1) * vh / (2 * p->h)) >> 16;
+
+		if (y < 0 || y >= c->h)
+			continue;
+		for (int64_t i = 0; i < p->w; i++) {
+			int64_t x = p->x + i;
+			int64_t a = (vx + (2 * i + 1) * vw / (2 * p->w)) >> 16;
+
+			if (x < 0 || x >= c->w)
+				continue;
+			unrotate_point(p->rot, fb->width, fb->height, a, b,
+				       &fx, &fy);
+			c->ref[y * c->w + x] = pixel(arg, fx, fy);
+		}
+	}
 }
 
 /*
  * Show the @sw x @sh rectangle at (@sx, @sy) of @fb on @plane at (@x, @y),
- * rotated by @rot (its size on the CRTC swaps for 90 and 270), and draw
- * the same into the reference: each source pixel, as @pixel(@arg, ...)
- * reads it, goes to where rotate_point() sends it, relative to the
- * rotated rectangle's corner.
+ * rotated by @rot (its size on the CRTC swaps for 90 and 270), unscaled,
+ * and draw the same into the reference.
  */
 static void show_rotated(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
 			 int x, int y, int sx, int sy, int sw, int sh,
@@ -791,36 +947,12 @@ static void show_rotated(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
 			 const void *arg)
 {
 	bool swap = rot & (ROT_90 | ROT_270);
-	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-	const uint32_t t = DRM_MODE_OBJECT_PLANE;
-	int minx = INT32_MAX, miny = INT32_MAX, rx, ry;
+	const struct placement p = {
+		x, y, swap ? sh : sw, swap ? sw : sh,
+		sx << 16, sy << 16, sw << 16, sh << 16, rot,
+	};
 
-	primepair_add(c->kms.fd, req, plane, t, "FB_ID", fb->fb_id);
-	primepair_add(c->kms.fd, req, plane, t, "CRTC_ID", c->o->crtc_id);
-	primepair_add(c->kms.fd, req, plane, t, "SRC_X", (uint64_t)sx << 16);
-	primepair_add(c->kms.fd, req, plane, t, "SRC_Y", (uint64_t)sy << 16);
-	primepair_add(c->kms.fd, req, plane, t, "SRC_W", (uint64_t)sw << 16);
-	primepair_add(c->kms.fd, req, plane, t, "SRC_H", (uint64_t)sh << 16);
-	primepair_add(c->kms.fd, req, plane, t, "CRTC_X", x);
-	primepair_add(c->kms.fd, req, plane, t, "CRTC_Y", y);
-	primepair_add(c->kms.fd, req, plane, t, "CRTC_W", swap ? sh : sw);
-	primepair_add(c->kms.fd, req, plane, t, "CRTC_H", swap ? sw : sh);
-	primepair_add(c->kms.fd, req, plane, t, "rotation", rot);
-	igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
-	drmModeAtomicFree(req);
-
-	for (int j = sy; j < sy + sh; j++)
-		for (int i = sx; i < sx + sw; i++) {
-			rotate_point(rot, fb->width, fb->height, i, j, &rx, &ry);
-			minx = rx < minx ? rx : minx;
-			miny = ry < miny ? ry : miny;
-		}
-	for (int j = sy; j < sy + sh; j++)
-		for (int i = sx; i < sx + sw; i++) {
-			rotate_point(rot, fb->width, fb->height, i, j, &rx, &ry);
-			c->ref[(size_t)(y + ry - miny) * c->w + x + rx - minx] =
-				pixel(arg, i, j);
-		}
+	show_placed(c, plane, fb, &p, pixel, arg);
 }
 
 /*
@@ -833,21 +965,9 @@ static void test_rotation(struct ctx *c)
 	static const uint32_t refl[] = { 0, REFLECT_X, REFLECT_Y,
 					 REFLECT_X | REFLECT_Y };
 	struct primepair_fb fb, cur, tall;
-	uint64_t supported;
 
 	igt_require(c->o->noverlays > 0 && c->o->cursor);
-	supported = 0;
-	{
-		uint32_t id = primepair_prop_id(c->kms.fd, c->o->overlays[0],
-						DRM_MODE_OBJECT_PLANE, "rotation");
-		drmModePropertyRes *pr = drmModeGetProperty(c->kms.fd, id);
-
-		igt_assert(pr);
-		for (int i = 0; i < pr->count_enums; i++)
-			supported |= 1ull << pr->enums[i].value;
-		drmModeFreeProperty(pr);
-	}
-	igt_assert_eq_u64(supported, 0x3f);
+	igt_assert_eq_u64(prop_values(c, c->o->overlays[0], "rotation"), 0x3f);
 
 	primepair_fb_fill_random(&c->bg, 11);
 	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
@@ -862,7 +982,7 @@ static void test_rotation(struct ctx *c)
 					    c->w, c->h, 0xffff,
 					    PRIMEPAIR_BLEND_PREMULTI);
 			show_rotated(c, c->o->overlays[0], &fb, 41, 23, 13, 7, 70,
-				     50, rots[r] | refl[f], xrgb_pixel, &fb);
+				     50, rots[r] | refl[f], fb_pixel, &fb);
 			check(c, 0);
 		}
 
@@ -881,7 +1001,7 @@ static void test_rotation(struct ctx *c)
 		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0,
 				    c->w, c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
 		show_rotated(c, c->o->cursor, &cur, 100, 60, 0, 0, 64, 64,
-			     rots[r] | (r & 1 ? REFLECT_X : 0), xrgb_pixel, &cur);
+			     rots[r] | (r & 1 ? REFLECT_X : 0), fb_pixel, &cur);
 		check(c, 0);
 	}
 
@@ -897,22 +1017,10 @@ static void test_rotation(struct ctx *c)
 	}
 	ref_clear(c);
 	show_rotated(c, c->o->primary, &tall, 0, 0, 0, 0, c->h, c->w,
-		     ROT_270 | REFLECT_Y, xrgb_pixel, &tall);
+		     ROT_270 | REFLECT_Y, fb_pixel, &tall);
 	check(c, 0);
 
-	/* The next subtests expect planes the right way up. */
-	primepair_disable_all(&c->kms);
-	{
-		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-		const uint32_t planes[] = { c->o->primary, c->o->overlays[0],
-					    c->o->cursor };
-
-		for (unsigned int i = 0; i < ARRAY_SIZE(planes); i++)
-			primepair_add(c->kms.fd, req, planes[i],
-				      DRM_MODE_OBJECT_PLANE, "rotation", ROT_0);
-		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
-		drmModeAtomicFree(req);
-	}
+	planes_upright(c);
 	primepair_fb_destroy(c->kms.fd, &tall);
 	primepair_fb_destroy(c->kms.fd, &cur);
 	primepair_fb_destroy(c->kms.fd, &fb);
@@ -1015,12 +1123,70 @@ static uint32_t yuv_pixel(const void *arg, int x, int y)
 }
 
 /*
+ * A @w x @h framebuffer of YUV format @f in one dumb buffer holding all
+ * planes, luma first; the third plane of a three-plane format has a
+ * pitch of its own, and every byte, P010's unused low bits too, is
+ * pseudo-random.  @yb->fb has only the size and the framebuffer id.
+ */
+struct yuv_buf {
+	struct yuv_fb yf;
+	struct primepair_fb fb;
+	uint32_t handle;
+	uint64_t size;
+	uint8_t *map;
+};
+
+static void yuv_buf_create(struct ctx *c, const struct yuv_format *f,
+			   uint32_t w, uint32_t h, struct yuv_buf *yb)
+{
+	struct yuv_fb *yf = &yb->yf;
+	uint32_t pitch, handles[4] = {};
+	uint64_t off;
+
+	memset(yb, 0, sizeof(*yb));
+	yf->f = f;
+	yb->fb.width = w;
+	yb->fb.height = h;
+	/*
+	 * 2w bytes a line, 3h lines: the widest lines (P010's luma and
+	 * chroma, NV24's chroma) and three full planes (YUV444) fit.
+	 */
+	igt_assert_eq(drmModeCreateDumbBuffer(c->kms.fd, 2 * w, 3 * h, 8, 0,
+					      &yb->handle, &pitch, &yb->size), 0);
+	igt_assert_eq(drmModeMapDumbBuffer(c->kms.fd, yb->handle, &off), 0);
+	yb->map = mmap(NULL, yb->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       c->kms.fd, off);
+	igt_assert(yb->map != MAP_FAILED);
+	for (uint64_t i = 0; i < yb->size; i++)
+		yb->map[i] = (uint8_t)((i * 2654435761u) >> 13);
+	yf->map = yb->map;
+	for (unsigned int i = 0; i < f->planes; i++) {
+		handles[i] = yb->handle;
+		yf->pitches[i] = pitch;
+	}
+	yf->offsets[1] = pitch * h;
+	if (f->planes == 3) {
+		yf->offsets[2] = yf->offsets[1] +
+				 pitch * ((h + f->vsub - 1) / f->vsub);
+		yf->pitches[2] = pitch - 64;
+	}
+	igt_assert_eq(drmModeAddFB2(c->kms.fd, w, h, f->format, handles,
+				    yf->pitches, yf->offsets, &yb->fb.fb_id, 0),
+		      0);
+}
+
+static void yuv_buf_destroy(struct ctx *c, struct yuv_buf *yb)
+{
+	igt_assert_eq(drmModeRmFB(c->kms.fd, yb->fb.fb_id), 0);
+	munmap(yb->map, yb->size);
+	igt_assert_eq(drmModeDestroyDumbBuffer(c->kms.fd, yb->handle), 0);
+}
+
+/*
  * Every YUV format on an overlay, in each COLOR_ENCODING and COLOR_RANGE,
  * then turned a quarter and reflected (the composer reads YUV a pixel at
  * a time through the rotation), against the reference within 1 per
- * channel.  The buffer is one dumb buffer holding all planes, luma first;
- * the third plane of a three-plane format has a pitch of its own, and
- * P010's unused low bits are as random as the rest.
+ * channel, from a yuv_buf_create() buffer.
  */
 static void test_yuv(struct ctx *c)
 {
@@ -1033,39 +1199,13 @@ static void test_yuv(struct ctx *c)
 	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
 
 	for (unsigned int f = 0; f < ARRAY_SIZE(yuv_formats); f++) {
-		struct yuv_fb yf = { .f = &yuv_formats[f] };
-		struct primepair_fb fb = { .width = w, .height = h };
-		uint32_t handle, pitch, handles[4] = {};
-		uint64_t size, off;
-		uint8_t *map;
+		struct yuv_buf yb;
+		struct yuv_fb yf;
+		struct primepair_fb fb;
 
-		/*
-		 * 2w bytes a line, 3h lines: the widest lines (P010's luma
-		 * and chroma, NV24's chroma) and three full planes (YUV444)
-		 * fit.
-		 */
-		igt_assert_eq(drmModeCreateDumbBuffer(c->kms.fd, 2 * w, 3 * h, 8, 0,
-						      &handle, &pitch, &size), 0);
-		igt_assert_eq(drmModeMapDumbBuffer(c->kms.fd, handle, &off), 0);
-		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   c->kms.fd, off);
-		igt_assert(map != MAP_FAILED);
-		for (uint64_t i = 0; i < size; i++)
-			map[i] = (uint8_t)((i * 2654435761u) >> 13);
-		yf.map = map;
-		for (unsigned int i = 0; i < yf.f->planes; i++) {
-			handles[i] = handle;
-			yf.pitches[i] = pitch;
-		}
-		yf.offsets[1] = pitch * h;
-		if (yf.f->planes == 3) {
-			yf.offsets[2] = yf.offsets[1] +
-					pitch * ((h + yf.f->vsub - 1) / yf.f->vsub);
-			yf.pitches[2] = pitch - 64;
-		}
-		igt_assert_eq(drmModeAddFB2(c->kms.fd, w, h, yf.f->format,
-					    handles, yf.pitches, yf.offsets,
-					    &fb.fb_id, 0), 0);
+		yuv_buf_create(c, &yuv_formats[f], w, h, &yb);
+		yf = yb.yf;
+		fb = yb.fb;
 
 		for (yf.encoding = 0; yf.encoding < 3; yf.encoding++)
 			for (int full = 0; full < 2; full++) {
@@ -1104,20 +1244,221 @@ static void test_yuv(struct ctx *c)
 
 		primepair_disable_all(&c->kms);
 		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
-		igt_assert_eq(drmModeRmFB(c->kms.fd, fb.fb_id), 0);
-		munmap(map, size);
-		igt_assert_eq(drmModeDestroyDumbBuffer(c->kms.fd, handle), 0);
+		yuv_buf_destroy(c, &yb);
 	}
 
-	/* The next subtests expect the overlay the right way up. */
-	primepair_disable_all(&c->kms);
-	{
+	planes_upright(c);
+}
+
+/* DRM_SCALING_FILTER_* values of the "SCALING_FILTER" enum */
+#define FILTER_DEFAULT	0
+#define FILTER_NEAREST	1
+
+/* @px and @quarters quarters of a pixel, in 16.16 */
+#define Q16(px, quarters)	((uint32_t)(px) << 16 | (uint32_t)(quarters) << 14)
+
+/*
+ * Show @p on @plane after a commit that left the screen as @c->ref has
+ * it, and check the picture: the reference keeps the rest of the screen.
+ */
+static void check_placed(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
+			 const struct placement *p,
+			 uint32_t (*pixel)(const void *arg, int x, int y),
+			 const void *arg, unsigned int tolerance)
+{
+	igt_debug("%ux%u from %.2fx%.2f at %.2f,%.2f, rotation 0x%x\n",
+		  p->w, p->h, p->sw / 65536.0, p->sh / 65536.0,
+		  p->sx / 65536.0, p->sy / 65536.0, p->rot);
+	show_placed(c, plane, fb, p, pixel, arg);
+	check(c, tolerance);
+}
+
+/* The background on the primary, in the reference too */
+static void ref_background(struct ctx *c)
+{
+	ref_clear(c);
+	primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w, c->h,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+}
+
+/*
+ * Overlay placements against their references (Documentation/vdisplay.rst,
+ * nearest neighbour): up, down, both at once, sub-pixel sources (scaled
+ * and not), turned, at the limits 8 and 1/8, partly off the CRTC; then
+ * placements a little beyond the limits, also where only the rotated view
+ * exceeds them, fail with ERANGE (drm_atomic_helper_check_plane_state())
+ * and leave the screen as it was, as does a SCALING_FILTER of no known
+ * value (EINVAL).  Then a scaled primary of 16 bits per channel, a scaled
+ * cursor turned half a turn, and scaled YUV of two and three planes and
+ * P010, each turned or reflected.
+ */
+static void test_scaling(struct ctx *c)
+{
+	const int32_t h = c->h;
+	const struct {
+		bool big;
+		uint32_t filter;
+		struct placement p;
+	} good[] = {
+		/* 64x48 at 200x150, with either filter */
+		{ false, FILTER_DEFAULT, { 37, 29, 200, 150, 0, 0,
+			Q16(64, 0), Q16(48, 0), ROT_0 } },
+		{ false, FILTER_NEAREST, { 37, 29, 200, 150, 0, 0,
+			Q16(64, 0), Q16(48, 0), ROT_0 } },
+		/* 400x300 at 100x75 */
+		{ true, FILTER_DEFAULT, { 300, 200, 100, 75, 0, 0,
+			Q16(400, 0), Q16(300, 0), ROT_0 } },
+		/* down across, up down, from a sub-pixel source */
+		{ true, FILTER_NEAREST, { 20, 40, 123, 301, Q16(10, 1), Q16(7, 2),
+			Q16(300, 3), Q16(100, 2), ROT_0 } },
+		/* turned: the 50x40 source's 40x50 view at 160x90 */
+		{ false, FILTER_DEFAULT, { 50, 60, 160, 90, Q16(3, 2), Q16(2, 1),
+			Q16(50, 0), Q16(40, 0), ROT_90 | REFLECT_X } },
+		/* the limits: 8 times as large, an eighth of the size */
+		{ false, FILTER_NEAREST, { 0, 0, 512, 384, 0, 0,
+			Q16(64, 0), Q16(48, 0), ROT_0 } },
+		{ true, FILTER_DEFAULT, { 10, 10, 50, 37, 0, 0,
+			Q16(400, 0), Q16(296, 0), ROT_0 } },
+		/* unscaled, but from 3.75, 2.5: the nearest pixels, 4, 3 */
+		{ false, FILTER_DEFAULT, { 60, 70, 50, 40, Q16(3, 3), Q16(2, 2),
+			Q16(50, 0), Q16(40, 0), ROT_0 } },
+		/* partly off the CRTC, left and below, turned */
+		{ false, FILTER_DEFAULT, { -70, h - 60, 200, 150, Q16(1, 2),
+			Q16(0, 3), Q16(60, 0), Q16(45, 0), ROT_180 | REFLECT_Y } },
+	};
+	const struct {
+		bool big;
+		struct placement p;
+	} bad[] = {
+		/* 8.02 times as wide, as tall */
+		{ false, { 0, 0, 513, 150, 0, 0, Q16(64, 0), Q16(48, 0),
+			ROT_0 } },
+		{ false, { 0, 0, 200, 385, 0, 0, Q16(64, 0), Q16(48, 0),
+			ROT_0 } },
+		/* 8 times a source 1/65536 of a pixel short of 64 */
+		{ false, { 0, 0, 512, 384, 0, 0, Q16(64, 0) - 1, Q16(48, 0),
+			ROT_0 } },
+		/* 1/8.16 as wide, 1/8.11 as tall */
+		{ true, { 0, 0, 49, 75, 0, 0, Q16(400, 0), Q16(300, 0),
+			ROT_0 } },
+		{ true, { 0, 0, 100, 37, 0, 0, Q16(400, 0), Q16(300, 0),
+			ROT_0 } },
+		/* 385 wide is 6 times 64, but 8.02 times the turned 48 */
+		{ false, { 0, 0, 385, 150, 0, 0, Q16(64, 0), Q16(48, 0),
+			ROT_270 } },
+	};
+	const struct {
+		uint32_t format;
+		struct placement p;
+	} yuv[] = {
+		{ DRM_FORMAT_NV12, { 30, 20, 301, 97, Q16(10, 2), Q16(6, 1),
+			Q16(150, 0), Q16(120, 2), ROT_270 } },
+		{ DRM_FORMAT_YUV420, { 400, 300, 77, 55, 0, 0,
+			Q16(200, 0), Q16(150, 0), ROT_0 | REFLECT_Y } },
+		{ DRM_FORMAT_P010, { 100, 50, 333, 222, Q16(0, 2), Q16(1, 1),
+			Q16(199, 0), Q16(148, 2), ROT_90 | REFLECT_X } },
+	};
+	uint32_t ov = c->o->overlays[0];
+	struct primepair_fb small, big, wide, cur;
+	unsigned int i;
+
+	igt_require(c->o->noverlays > 0 && c->o->cursor);
+	igt_assert_eq_u64(prop_values(c, c->o->primary, "SCALING_FILTER"), 3);
+	for (i = 0; i < c->o->noverlays; i++)
+		igt_assert_eq_u64(prop_values(c, c->o->overlays[i],
+					      "SCALING_FILTER"), 3);
+	igt_assert_eq_u64(prop_values(c, c->o->cursor, "SCALING_FILTER"), 3);
+
+	primepair_fb_fill_random(&c->bg, 71);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	primepair_fb_create(c->kms.fd, 64, 48, DRM_FORMAT_XRGB8888, &small);
+	primepair_fb_fill_random(&small, 72);
+	primepair_fb_create(c->kms.fd, 400, 300, DRM_FORMAT_XRGB8888, &big);
+	primepair_fb_fill_random(&big, 73);
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		struct primepair_fb *fb = good[i].big ? &big : &small;
+
+		igt_assert_eq(set_plane_prop(c, ov, "SCALING_FILTER",
+					     good[i].filter), 0);
+		igt_assert_eq_u64(primepair_prop_value(c->kms.fd, ov,
+						       DRM_MODE_OBJECT_PLANE,
+						       "SCALING_FILTER"),
+				  good[i].filter);
+		ref_background(c);
+		check_placed(c, ov, fb, &good[i].p, fb_pixel, fb, 0);
+	}
+
+	/* The last picture stays through every refused commit. */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 
-		primepair_add(c->kms.fd, req, ov, t, "rotation", ROT_0);
+		igt_debug("refused: %ux%u, rotation 0x%x\n", bad[i].p.w,
+			  bad[i].p.h, bad[i].p.rot);
+		add_placement(c, req, ov, bad[i].big ? &big : &small,
+			      &bad[i].p);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), -ERANGE);
+		drmModeAtomicFree(req);
+		check(c, 0);
+	}
+	igt_assert_eq(set_plane_prop(c, ov, "SCALING_FILTER", 2), -EINVAL);
+	igt_assert_eq(set_plane_prop(c, ov, "SCALING_FILTER", ~0ull), -EINVAL);
+	check(c, 0);
+
+	/* The overlay off; the primary, 16 bits per channel, twice as large */
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		const struct placement p = {
+			0, 0, c->w, c->h, 0, 0, Q16(c->w / 2, 0),
+			Q16(c->h / 2, 0), ROT_0,
+		};
+
+		primepair_add_plane_off(c->kms.fd, req, ov);
 		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
 		drmModeAtomicFree(req);
+		primepair_fb_create(c->kms.fd, c->w / 2, c->h / 2,
+				    DRM_FORMAT_XRGB16161616, &wide);
+		primepair_fb_fill_random(&wide, 74);
+		ref_clear(c);
+		check_placed(c, c->o->primary, &wide, &p, fb_pixel, &wide, 0);
 	}
+
+	/* A 64x64 RGB565 cursor at 32x24, turned half a turn, over it */
+	{
+		const struct placement p = {
+			100, 60, 32, 24, 0, 0, Q16(64, 0), Q16(64, 0), ROT_180,
+		};
+
+		primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_RGB565, &cur);
+		primepair_fb_fill_random(&cur, 75);
+		check_placed(c, c->o->cursor, &cur, &p, fb_pixel, &cur, 0);
+	}
+
+	/* YUV on the overlay in BT.709, limited range, over the background */
+	primepair_disable_all(&c->kms);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	igt_assert_eq(set_plane_prop(c, ov, "COLOR_ENCODING", 1), 0);
+	igt_assert_eq(set_plane_prop(c, ov, "COLOR_RANGE", 0), 0);
+	for (i = 0; i < ARRAY_SIZE(yuv); i++) {
+		const struct yuv_format *f = yuv_formats;
+		struct yuv_buf yb;
+
+		while (f->format != yuv[i].format)
+			f++;
+		yuv_buf_create(c, f, 200, 150, &yb);
+		yb.yf.encoding = 1;
+		ref_background(c);
+		check_placed(c, ov, &yb.fb, &yuv[i].p, yuv_pixel, &yb.yf, 1);
+		primepair_disable_all(&c->kms);
+		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+		yuv_buf_destroy(c, &yb);
+	}
+
+	planes_upright(c);
+	primepair_fb_destroy(c->kms.fd, &cur);
+	primepair_fb_destroy(c->kms.fd, &wide);
+	primepair_fb_destroy(c->kms.fd, &big);
+	primepair_fb_destroy(c->kms.fd, &small);
 }
 
 igt_main
@@ -1183,6 +1524,11 @@ igt_main
 	igt_subtest("rotation") {
 		ctx_reset(&c);
 		test_rotation(&c);
+	}
+	igt_describe("Planes scale by 1/8 to 8 in each direction, sampled by nearest neighbour, with any rotation and format; beyond is ERANGE, a bad SCALING_FILTER EINVAL");
+	igt_subtest("scaling") {
+		ctx_reset(&c);
+		test_scaling(&c);
 	}
 	igt_subtest("zpos") {
 		ctx_reset(&c);
