@@ -6,7 +6,7 @@
 # and by the initramfs), the kernel command line and QEMU's command line.
 #
 # The caller sets: kver, kcache, results, REPO_DIR, GUEST_INIT, quiet,
-# kernel_args and the arrays modules, mod_opts and cmd.
+# kernel_args, local_root and the arrays modules, mod_opts and cmd.
 # shellcheck disable=SC2154 # those are the caller's
 
 # vm_write_guest_config: .vm/init, .vm/config and .vm/boot.env in $results
@@ -28,6 +28,7 @@ vm_write_guest_config() {
 		printf 'PP_CMD=('
 		printf ' %q' "${cmd[@]}"
 		printf ' )\n'
+		printf 'PP_LOCAL_ROOT=%q\n' "$local_root"
 	} >"$results/.vm/config"
 	{
 		printf 'PP_KCACHE=%s\n' "$(sh_quote "$kcache")"
@@ -71,6 +72,14 @@ vm_qemu_argv() {
 		-fsdev "local,id=fsresults,path=$results,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=fsresults,mount_tag=ppresults
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	)
+	# The local root's results leave on a virtio disk (tools/vm/local.sh).
+	# shellcheck disable=SC2054 # commas are QEMU's
+	[[ $local_root -eq 0 ]] || qemu+=(
+		-drive "file=$results/.vm/local-out.img,if=none,format=raw,id=ppout"
+		-device virtio-blk-pci,drive=ppout
+	)
+	qemu+=(
 		-kernel "$boot_kernel"
 		-initrd "$kcache/initramfs.cpio"
 		-append "$cmdline"
