@@ -333,3 +333,43 @@ void primepair_sysfs_write(const char *path, const char *value)
 		     "write %s to %s: %m\n", value, path);
 	close(fd);
 }
+
+/* Whether a 9p filesystem is mounted within this process's root */
+static bool primepair_9p_mounted(void)
+{
+	char line[512], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	igt_assert(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %63s", type) == 1 &&
+			!strcmp(type, "9p");
+	fclose(f);
+	return found;
+}
+
+static uint64_t primepair_suspend_successes(void)
+{
+	unsigned long long n;
+	FILE *f = fopen("/sys/power/suspend_stats/success", "r");
+
+	igt_assert_f(f, "/sys/power/suspend_stats/success: %m\n");
+	igt_assert_eq(fscanf(f, "%llu", &n), 1);
+	fclose(f);
+	return n;
+}
+
+void primepair_suspend_cycle(const char *level)
+{
+	uint64_t before;
+
+	igt_require(access("/sys/power/pm_test", W_OK) == 0);
+	igt_require_f(!primepair_9p_mounted(),
+		      "a virtio-9p filesystem is mounted, which does not survive suspend\n");
+	before = primepair_suspend_successes();
+	primepair_sysfs_write("/sys/power/pm_test", level);
+	primepair_sysfs_write("/sys/power/state", "mem");
+	primepair_sysfs_write("/sys/power/pm_test", "none");
+	igt_assert_eq_u64(primepair_suspend_successes(), before + 1);
+}

@@ -161,6 +161,16 @@ void primepair_reload_module(const char *name, const char *params);
 void primepair_sysfs_write(const char *path, const char *value);
 
 /*
+ * One suspend cycle at the kernel's pm_test @level ("devices", "core",
+ * ...): every driver's suspend and resume callbacks run and the machine
+ * does not sleep.  Skips when pm_test is missing or a virtio-9p
+ * filesystem is in reach (its transport has no freeze or restore, so
+ * every later access would hang: run such tests from tools/vm-run -l);
+ * asserts that the kernel counts one more successful suspend.
+ */
+void primepair_suspend_cycle(const char *level);
+
+/*
  * A socket on the kernel's uevents (skips the subtest if none can be
  * opened), and whether a DRM hotplug uevent ("change" with HOTPLUG=1)
  * arrives on it within a second.  The caller closes the socket.

@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kms_vdisplay_lifecycle - vdisplay unbound, bound again and suspended
- * while clients hold its buffers
+ * kms_vdisplay_lifecycle - vdisplay unbound and bound again while clients
+ * hold its buffers
  *
  * vdisplay binds its devices through a platform driver.  Unbinding one in
  * sysfs while a client has it open, with a framebuffer on screen and its
  * scanout buffer imported and rendered into by vrender, unplugs the DRM
  * device: the client's KMS calls fail with ENODEV, while the buffer and
  * its dma-buf stay valid until their last user lets go; binding again
- * brings a working device back.  A suspend cycle (the kernel's pm_test
- * "devices" level: every driver's suspend and resume run, the machine
- * does not sleep) keeps the picture on screen and the buffers' contents;
- * it needs a root filesystem that survives suspend, which the suite's
- * virtio-9p guest does not have.
+ * brings a working device back.  Suspend and resume: prime_suspend.
  */
 
 #include <errno.h>
@@ -29,7 +25,7 @@
 #include "primepair_kms.h"
 #include "primepair_vrender.h"
 
-IGT_TEST_DESCRIPTION("vdisplay unbound, rebound and suspended under its clients");
+IGT_TEST_DESCRIPTION("vdisplay unbound and rebound under its clients");
 
 #define DRIVER_DIR	"/sys/bus/platform/drivers/vdisplay/"
 #define DEVICE		"vdisplay.0"
@@ -203,101 +199,6 @@ static void test_unbind_during_flips(void)
 	igt_assert(bound());
 }
 
-/* Is any filesystem mounted over virtio-9p? (statfs() shows the host's.) */
-static bool mounted_9p(void)
-{
-	char line[512], type[64];
-	bool found = false;
-	FILE *f = fopen("/proc/self/mounts", "r");
-
-	igt_assert(f);
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %*s %63s", type) == 1 &&
-			!strcmp(type, "9p");
-	fclose(f);
-	return found;
-}
-
-static void pm_test_cycle(void)
-{
-	primepair_sysfs_write("/sys/power/pm_test", "devices");
-	primepair_sysfs_write("/sys/power/state", "mem");
-	primepair_sysfs_write("/sys/power/pm_test", "none");
-}
-
-static void test_suspend_resume(void)
-{
-	struct primepair_kms kms = {};
-	struct primepair_fb fb, wb;
-	uint32_t imported, *map;
-	int render, dmabuf, fence;
-
-	igt_require(access("/sys/power/pm_test", W_OK) == 0);
-	/*
-	 * virtio-9p has no freeze/restore: after a suspend cycle its queues
-	 * are reset under the mount and every later access to the root hangs.
-	 * The suite's guest boots from the host over 9p, so it cannot take
-	 * this subtest; a machine or guest with a local root can.
-	 */
-	igt_require_f(!mounted_9p(),
-		      "a virtio-9p filesystem is mounted, which does not survive suspend\n");
-	rebind(0);
-	primepair_kms_open(&kms);
-	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
-
-	primepair_fb_create(kms.fd, kms.outputs[0].mode.hdisplay,
-			    kms.outputs[0].mode.vdisplay, DRM_FORMAT_XRGB8888,
-			    &fb);
-	igt_assert_eq(drmPrimeHandleToFD(kms.fd, fb.handle, DRM_CLOEXEC,
-					 &dmabuf), 0);
-	igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &imported), 0);
-	{
-		struct drm_vrender_cmd c =
-			primepair_vrender_fill(imported, 0, fb.pitch, 0, 0,
-					       fb.width, fb.height, FILL);
-		struct drm_vrender_submit s = {
-			.cmds = (uintptr_t)&c,
-			.cmd_count = 1,
-			.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
-		};
-
-		igt_assert_eq(__primepair_vrender_submit(render, &s), 0);
-		fence = s.out_fence_fd;
-	}
-	igt_assert(primepair_sync_file_wait(fence, 10000));
-	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &fb), 0);
-	primepair_fb_create(kms.fd, fb.width, fb.height, DRM_FORMAT_XRGB8888,
-			    &wb);
-
-	pm_test_cycle();
-
-	/* The mode and the picture are back, the fence still signalled. */
-	igt_assert_eq(primepair_prop_value(kms.fd, kms.outputs[0].crtc_id,
-					   DRM_MODE_OBJECT_CRTC, "ACTIVE"), 1);
-	primepair_writeback_capture(&kms, &kms.outputs[0], &wb);
-	assert_color(wb.map, &wb, FILL);
-	igt_assert_eq(primepair_sync_file_status(fence), 1);
-	map = mmap(NULL, fb.size, PROT_READ, MAP_SHARED, dmabuf, 0);
-	igt_assert(map != MAP_FAILED);
-	assert_color(map, &fb, FILL);
-	munmap(map, fb.size);
-
-	/* And both devices still work: a new job, a flip. */
-	render_fill(render, imported, &fb, ~FILL);
-	primepair_writeback_capture(&kms, &kms.outputs[0], &wb);
-	assert_color(wb.map, &wb, ~FILL);
-
-	close(fence);
-	close(dmabuf);
-	igt_assert_eq(drmCloseBufferHandle(render, imported), 0);
-	primepair_disable_all(&kms);
-	primepair_fb_destroy(kms.fd, &wb);
-	primepair_fb_destroy(kms.fd, &fb);
-	primepair_kms_close(&kms);
-	close(render);
-	primepair_assert_summary_zero();
-}
-
 igt_main
 {
 	igt_fixture {
@@ -312,8 +213,4 @@ igt_main
 	igt_describe("Unbinding vdisplay under a client that flips while vrender renders into its buffers: the client gets ENODEV, nothing leaks");
 	igt_subtest("unbind-during-flips")
 		test_unbind_during_flips();
-
-	igt_describe("A suspend cycle keeps the mode, the picture, the buffers' contents and signalled fences");
-	igt_subtest("suspend-resume")
-		test_suspend_resume();
 }
