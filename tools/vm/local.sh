@@ -43,7 +43,10 @@ local_copy() {
 	mkdir -p "$tree$dir"
 	cp -a -- "$path" "$tree$dir/" || die "-l: cannot copy $path"
 	if [[ -L $path ]]; then
-		target=$(readlink -f -- "$path")
+		# Each link on the way (/usr/bin/awk -> /etc/alternatives/awk
+		# -> /usr/bin/mawk), not just the last target
+		target=$(readlink -- "$path")
+		[[ $target == /* ]] || target=$dir/$target
 		local_copy "$tree" "$target"
 		return 0
 	fi
