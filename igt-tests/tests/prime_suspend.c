@@ -3,13 +3,13 @@
  * prime_suspend - a buffer shared by vdisplay and vrender through a
  * suspend cycle
  *
- * The cycle is the kernel's pm_test "core" level: every driver's suspend
- * and resume callbacks run, late and noirq ones included, the non-boot
- * CPUs go offline and the syscore hooks run, and only the final entry
- * into the firmware's sleep state is left out.  The suite's QEMU guest
- * cannot sleep for real (S3 comes back as a reboot, and nothing wakes it
- * from s2idle), and its root over virtio-9p does not survive even this
- * cycle, so tools/run-suite runs this test from a root in the guest's RAM
+ * The cycle is the kernel's pm_test "platform" level: every driver's
+ * suspend and resume callbacks run, late and noirq ones included, and the
+ * platform (ACPI) is prepared for sleep; taking the non-boot CPUs offline
+ * and the firmware's sleep are left out.  The suite's QEMU guest cannot
+ * sleep for real (S3 comes back as a reboot, and nothing wakes it from
+ * s2idle), and its root over virtio-9p does not survive even this cycle,
+ * so tools/run-suite runs this test from a root in the guest's RAM
  * (tools/vm-run -l).
  */
 
@@ -29,7 +29,7 @@ IGT_TEST_DESCRIPTION("A buffer shared by vdisplay and vrender through a suspend 
 
 #define BEFORE		0xff20c040u
 #define AFTER		0xff6030a0u
-#define PM_LEVEL	"core"
+#define PM_LEVEL	"platform"
 
 /* The first pixel of @fb's @map that is not @argb (as XRGB), or -1 */
 static long first_other(const uint32_t *map, const struct primepair_fb *fb,
