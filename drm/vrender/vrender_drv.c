@@ -13,6 +13,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/pm.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -192,11 +193,37 @@ static void vrender_remove(struct platform_device *pdev)
 	primebuf_unregister_device(&pdev->dev);
 }
 
+/*
+ * System sleep: suspend stops the engines (no job starts, the running
+ * ones finish) and fails with -EBUSY if one is still busy after
+ * job_timeout_ms; resume starts the jobs that waited.  Buffers live in
+ * system memory and fences stay where they are: there is nothing to
+ * save or restore.
+ */
+static int vrender_pm_suspend(struct device *dev)
+{
+	struct vrender_device *vr = dev_get_drvdata(dev);
+
+	return vrender_engine_suspend(vr);
+}
+
+static int vrender_pm_resume(struct device *dev)
+{
+	struct vrender_device *vr = dev_get_drvdata(dev);
+
+	vrender_engine_resume(vr);
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(vrender_pm_ops, vrender_pm_suspend,
+				vrender_pm_resume);
+
 static struct platform_driver vrender_platform_driver = {
 	.probe = vrender_probe,
 	.primepair_platform_remove = vrender_remove,
 	.driver = {
 		.name = VRENDER_DRIVER_NAME,
+		.pm = pm_sleep_ptr(&vrender_pm_ops),
 	},
 };
 

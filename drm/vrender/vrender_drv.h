@@ -30,6 +30,7 @@
 
 struct drm_file;
 struct drm_vrender_cmd;
+struct vrender_wait;
 
 /**
  * struct vrender_device - one vrender instance
@@ -47,6 +48,14 @@ struct drm_vrender_cmd;
  *	release of the DRM device for @jobs
  * @free_wq: where finished jobs are released, and the state of a closed
  *	file once its last job is
+ * @pm_lock: makes checking @resume and counting a job in @busy one step
+ *	against system suspend
+ * @resume: from system suspend to resume, the fence that jobs about to
+ *	start wait for; NULL while the engines run
+ * @busy: jobs on the engines: their simulated time has started and they
+ *	have not yet left run_job; system suspend waits on @idle for none
+ * @pm_seq: odd from system suspend to resume, incremented at each;
+ *	written under @pm_lock, read by the timers of dependency waits
  */
 struct vrender_device {
 	struct drm_device drm;
@@ -60,6 +69,10 @@ struct vrender_device {
 	atomic_t live_jobs;
 	wait_queue_head_t idle;
 	struct workqueue_struct *free_wq;
+	spinlock_t pm_lock;	/* @resume, @pm_seq; with @busy's increment */
+	struct vrender_wait *resume;
+	atomic_t busy;
+	unsigned int pm_seq;
 };
 
 /**
@@ -110,7 +123,6 @@ struct vrender_job_bo {
 	const bool *stop;
 };
 
-struct vrender_wait;
 struct vrender_out_fence;
 
 /**
@@ -139,6 +151,8 @@ struct vrender_out_fence;
  * @ran: run_job was called; counted in @vf's ran_unreleased
  * @error: what preparing the job found; the job runs only if it is 0
  * @cancel: set by the timeout handler; the engine stops at its next page
+ * @busy: counted in the device's busy, from its start until it leaves
+ *	run_job
  * @free_work: releases the job once the scheduler is done with it
  */
 struct vrender_job {
@@ -164,6 +178,7 @@ struct vrender_job {
 	bool ran;
 	int error;
 	bool cancel;
+	bool busy;
 	struct work_struct free_work;
 };
 
@@ -211,6 +226,8 @@ struct dma_fence *vrender_fence_own(struct vrender_device *vr,
 				    struct dma_fence *f);
 int vrender_engine_init(struct vrender_device *vr);
 void vrender_engine_quiesce(struct vrender_device *vr);
+int vrender_engine_suspend(struct vrender_device *vr);
+void vrender_engine_resume(struct vrender_device *vr);
 int vrender_file_open(struct vrender_device *vr, struct drm_file *file);
 void vrender_file_close(struct drm_file *file);
 void vrender_file_put(struct vrender_file *vf);

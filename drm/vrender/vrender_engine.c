@@ -20,6 +20,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 #include <drm/gpu_scheduler.h>
 
 #include <uapi/drm/vrender_drm.h>
@@ -77,6 +78,18 @@
  * file) outside the scheduler's context.  Nothing stays mapped between
  * jobs, so exporters may move buffers between them.
  *
+ * System suspend stops the engines with a gate of the driver's own, the
+ * same on every kernel: prepare_job gives a job whose turn comes the
+ * fence that resume signals instead of starting it, and the scheduler
+ * asks again once that has signalled; suspend waits for the jobs that
+ * had started (simulated time, then run_job) to leave their engine.
+ * drm_sched_wqueue_stop() (6.8 and later) would not do: it stops
+ * run_job but not the simulated time, a fence, and it holds finished
+ * jobs back from free_job, so the scheduler's timeout would fire on them
+ * in the middle of the suspend.  With the gate, the scheduler's timeout
+ * only ever covers run_job, which no job is in while suspended, and the
+ * timer of a gate of foreign dependencies starts again after a suspend.
+ *
  * A dependency that signalled with an error does not fail the job: the
  * fences of a buffer's reservation object would otherwise pass a single
  * failure on from job to job, and the buffer could never be used again.
@@ -106,6 +119,8 @@ struct vrender_wait_dep {
  * @lock: @base's lock
  * @timer: signals @base with @timeout_error when it expires
  * @timeout_error: 0 for the end of simulated time, -ETIMEDOUT otherwise
+ * @vr: the device, for a gate's timer
+ * @pm_seq: the device's pm_seq when a gate's timer was last armed
  * @pending: @deps not yet signalled, plus one while the gate starts
  * @ndeps: number of @deps
  * @deps: the fences of a gate
@@ -118,6 +133,8 @@ struct vrender_wait {
 	spinlock_t lock;	/* @base's */
 	struct hrtimer timer;
 	int timeout_error;
+	struct vrender_device *vr;
+	unsigned int pm_seq;
 	atomic_t pending;
 	unsigned int ndeps;
 	struct vrender_wait_dep deps[];
@@ -151,11 +168,38 @@ static void vrender_wait_signal(struct vrender_wait *w, int error)
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 
+static u64 vrender_timeout_ns(void)
+{
+	return (u64)max(1U, READ_ONCE(vrender_job_timeout_ms)) * NSEC_PER_MSEC;
+}
+
+/*
+ * A gate whose wait saw the device suspended, or sees it suspended now,
+ * gets its whole timeout again: the fences it waits for may be late
+ * because of the suspend, and the job must not fail for that.
+ */
+static bool vrender_wait_slept(struct vrender_wait *w)
+{
+	unsigned int seq;
+
+	if (!w->vr)
+		return false;
+	seq = READ_ONCE(w->vr->pm_seq);
+	if (seq == w->pm_seq && !(seq & 1))
+		return false;
+	w->pm_seq = seq;
+	return true;
+}
+
 static enum hrtimer_restart vrender_wait_expired(struct hrtimer *timer)
 {
 	struct vrender_wait *w = container_of(timer, struct vrender_wait,
 					      timer);
 
+	if (vrender_wait_slept(w)) {
+		hrtimer_forward_now(timer, ns_to_ktime(vrender_timeout_ns()));
+		return HRTIMER_RESTART;
+	}
 	vrender_wait_signal(w, w->timeout_error);
 	return HRTIMER_NORESTART;
 }
@@ -186,6 +230,9 @@ struct vrender_wait *vrender_wait_alloc(struct vrender_device *vr,
 	w = kzalloc(struct_size(w, deps, ndeps), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return NULL;
+	/* Only a gate's timer minds system suspend. */
+	if (ndeps)
+		w->vr = vr;
 	w->ndeps = ndeps;
 	spin_lock_init(&w->lock);
 	hrtimer_setup(&w->timer, vrender_wait_expired, CLOCK_MONOTONIC,
@@ -207,18 +254,15 @@ struct dma_fence *vrender_wait_fence(struct vrender_wait *w)
 	return &w->base;
 }
 
-static u64 vrender_timeout_ns(void)
-{
-	return (u64)max(1U, READ_ONCE(vrender_job_timeout_ms)) * NSEC_PER_MSEC;
-}
-
 /**
  * vrender_wait_start_gate - start waiting for a job's foreign fences
  * @w: a gate from vrender_wait_alloc()
  * @fences: @w->ndeps fences; their references pass to @w
  *
  * @w signals when every fence has, or with -ETIMEDOUT after
- * job_timeout_ms.  No allocation: called between arming and pushing.
+ * job_timeout_ms, not counting a system suspend: a timeout that finds
+ * the device suspended, or resumed since, starts again.  No allocation:
+ * called between arming and pushing.
  */
 void vrender_wait_start_gate(struct vrender_wait *w, struct dma_fence **fences)
 {
@@ -226,6 +270,7 @@ void vrender_wait_start_gate(struct vrender_wait *w, struct dma_fence **fences)
 
 	atomic_set(&w->pending, w->ndeps + 1);
 	w->timeout_error = -ETIMEDOUT;
+	w->pm_seq = READ_ONCE(w->vr->pm_seq);
 	for (i = 0; i < w->ndeps; i++) {
 		struct vrender_wait_dep *dep = &w->deps[i];
 
@@ -955,6 +1000,39 @@ static int vrender_job_dep_error(struct vrender_job *job)
 	return 0;
 }
 
+/*
+ * The job is about to start: it counts as on the engine until it leaves
+ * run_job.  While the device is suspended it does not start, and waits
+ * for the fence that resume signals instead.
+ */
+static struct dma_fence *vrender_job_enter(struct vrender_job *job)
+{
+	struct vrender_device *vr = job->vr;
+	struct dma_fence *resume = NULL;
+
+	spin_lock(&vr->pm_lock);
+	if (vr->resume) {
+		resume = dma_fence_get(&vr->resume->base);
+	} else {
+		atomic_inc(&vr->busy);
+		job->busy = true;
+	}
+	spin_unlock(&vr->pm_lock);
+	return resume;
+}
+
+/* The job is off the engine: wake up a suspend that waits for that. */
+static void vrender_job_leave(struct vrender_job *job)
+{
+	struct vrender_device *vr = job->vr;
+
+	if (!job->busy)
+		return;
+	job->busy = false;
+	if (atomic_dec_and_test(&vr->busy))
+		wake_up_all(&vr->idle);
+}
+
 static struct dma_fence *vrender_sched_prepare_job(struct drm_sched_job *sched_job,
 						   struct drm_sched_entity *entity)
 {
@@ -970,6 +1048,12 @@ static struct dma_fence *vrender_sched_prepare_job(struct drm_sched_job *sched_j
 	}
 
 	cookie = dma_fence_begin_signalling();
+	/* Suspended: asked again once resumed, the job then starts. */
+	stall = vrender_job_enter(job);
+	if (stall) {
+		dma_fence_end_signalling(cookie);
+		return stall;
+	}
 	job->stalled = true;
 	job->error = vrender_job_dep_error(job);
 	if (!job->error)
@@ -993,6 +1077,7 @@ static struct dma_fence *vrender_sched_run_job(struct drm_sched_job *sched_job)
 
 	if (!ret)
 		ret = vrender_job_execute(job);
+	vrender_job_leave(job);
 	dma_fence_end_signalling(cookie);
 
 	/* The engine is done: the scheduler signals the job's fence. */
@@ -1025,6 +1110,8 @@ void vrender_job_release(struct vrender_job *job)
 	struct vrender_device *vr = job->vr;
 	unsigned int i;
 
+	/* Only if it started and never ran: no suspend waits for it then. */
+	vrender_job_leave(job);
 	vrender_job_unmap(job);
 	kfree(job->out);
 	vrender_wait_put(job->gate);
@@ -1126,6 +1213,7 @@ int vrender_engine_init(struct vrender_device *vr)
 	int ret;
 
 	init_waitqueue_head(&vr->idle);
+	spin_lock_init(&vr->pm_lock);
 	vr->free_wq = alloc_workqueue("vrender-free.%u", WQ_UNBOUND, 0,
 				      vr->index);
 	if (!vr->free_wq)
@@ -1164,6 +1252,71 @@ void vrender_engine_quiesce(struct vrender_device *vr)
 	wait_event(vr->idle, !atomic_read(&vr->live_jobs));
 	/* A job's release may still be returning from its wake-up. */
 	flush_workqueue(vr->free_wq);
+}
+
+/**
+ * vrender_engine_suspend - stop the engines for a system suspend
+ * @vr: the device
+ *
+ * No job starts from here on: a job whose turn comes waits for the
+ * fence that vrender_engine_resume() signals, and the jobs behind it in
+ * its entity stay queued.  The jobs already on the engines (their
+ * simulated time started) finish, and their fences signal; this waits
+ * up to job_timeout_ms for them.  No job fails, and none runs twice.
+ *
+ * Context: process context, from the device's suspend callback.
+ * Return: 0, -ENOMEM, or -EBUSY if a job was still on an engine after
+ * job_timeout_ms: the engines then run again.
+ */
+int vrender_engine_suspend(struct vrender_device *vr)
+{
+	unsigned long timeout =
+		msecs_to_jiffies(max(1U, READ_ONCE(vrender_job_timeout_ms)));
+	struct vrender_wait *resume;
+
+	resume = vrender_wait_alloc(vr, 0);
+	if (!resume)
+		return -ENOMEM;
+
+	spin_lock(&vr->pm_lock);
+	vr->resume = resume;
+	WRITE_ONCE(vr->pm_seq, vr->pm_seq + 1);
+	spin_unlock(&vr->pm_lock);
+
+	if (!wait_event_timeout(vr->idle, !atomic_read(&vr->busy), timeout)) {
+		drm_warn(&vr->drm, "engine busy for %u ms, not suspending\n",
+			 jiffies_to_msecs(timeout));
+		vrender_engine_resume(vr);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * vrender_engine_resume - let the engines start jobs again
+ * @vr: the device, after vrender_engine_suspend()
+ *
+ * The jobs that waited start, in the order of their entities.
+ *
+ * Context: process context, from the device's resume callback.
+ */
+void vrender_engine_resume(struct vrender_device *vr)
+{
+	struct vrender_wait *resume;
+	bool cookie;
+
+	spin_lock(&vr->pm_lock);
+	resume = vr->resume;
+	vr->resume = NULL;
+	WRITE_ONCE(vr->pm_seq, vr->pm_seq + 1);
+	spin_unlock(&vr->pm_lock);
+	if (!resume)
+		return;
+
+	cookie = dma_fence_begin_signalling();
+	vrender_wait_signal(resume, 0);
+	dma_fence_end_signalling(cookie);
+	dma_fence_put(&resume->base);
 }
 
 /* The file and all its jobs are gone: the entity is idle. */
