@@ -169,6 +169,12 @@ void primepair_sysfs_write(const char *path, const char *value);
  * asserts that the kernel counts one more successful suspend.
  */
 void primepair_suspend_cycle(const char *level);
+/*
+ * The same, but a suspend that a driver refuses is no failure: returns 0,
+ * or the -errno of the write to /sys/power/state (the kernel then counts
+ * no successful suspend).
+ */
+int __primepair_suspend_cycle(const char *level);
 
 /*
  * A socket on the kernel's uevents (skips the subtest if none can be
