@@ -9,6 +9,13 @@
  * later ioctl and new mmap fails with ENODEV, existing CPU mappings keep
  * working, and the buffers live until their last user lets go.  Binding
  * again gives a new, working render node; nothing leaks.
+ *
+ * A system suspend cycle (the kernel's pm_test "devices" level) with jobs
+ * queued stops the engines: the queued jobs run after resume, none fails,
+ * the buffers hold what the jobs wrote.  A job still on an engine when
+ * the suspend gives up waiting makes it fail with EBUSY, and the job
+ * completes.  Both need a guest whose root is not on virtio-9p, which
+ * cannot suspend (tools/vm-run -l).
  */
 
 #include <errno.h>
@@ -30,15 +37,38 @@ IGT_TEST_DESCRIPTION("vrender unbound and rebound under its clients");
 #define DRIVER_DIR	"/sys/bus/platform/drivers/vrender/"
 #define DEVICE		"vrender.0"
 #define JOBS		4
+/* suspend-resume: files (one per engine), jobs each, buffer size */
+#define PM_FILES	2
+#define PM_JOBS		6
+#define PM_BO_SIZE	(4u << 20)
+#define PM_PITCH	4096u
 
 static bool bound(void)
 {
 	return access(DRIVER_DIR DEVICE, F_OK) == 0;
 }
 
-static unsigned long long saved_speed;
+static unsigned long long saved_speed, saved_latency, saved_timeout;
 
-/* A subtest that failed half-way may leave the device unbound. */
+static void restore_param(const char *name, unsigned long long value)
+{
+	char path[128], buf[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/sys/module/vrender/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "%llu", value);
+	if (write(fd, buf, n) != n)
+		fprintf(stderr, "restoring %s: %m\n", name);
+	close(fd);
+}
+
+/*
+ * A subtest that failed half-way may leave the device unbound or the
+ * engine slow.
+ */
 static void restore(int sig)
 {
 	int fd;
@@ -51,15 +81,9 @@ static void restore(int sig)
 			close(fd);
 		}
 	}
-	fd = open("/sys/module/vrender/parameters/engine_speed", O_WRONLY);
-	if (fd >= 0) {
-		char buf[32];
-		int n = snprintf(buf, sizeof(buf), "%llu", saved_speed);
-
-		if (write(fd, buf, n) != n)
-			fprintf(stderr, "restoring engine_speed: %m\n");
-		close(fd);
-	}
+	restore_param("engine_speed", saved_speed);
+	restore_param("job_latency_us", saved_latency);
+	restore_param("job_timeout_ms", saved_timeout);
 }
 
 /* Every pixel of @fb (XRGB8888) reads @color at @map. */
@@ -73,6 +97,19 @@ static void assert_color(const uint32_t *map, const struct primepair_fb *fb,
 				     map[y * fb->pitch / 4 + x], color);
 }
 
+/* Queue one command; its out fence. */
+static int queue_cmd(int render, const struct drm_vrender_cmd *c)
+{
+	struct drm_vrender_submit s = {
+		.cmds = (uintptr_t)c,
+		.cmd_count = 1,
+		.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
+	};
+
+	igt_assert_eq(__primepair_vrender_submit(render, &s), 0);
+	return s.out_fence_fd;
+}
+
 /* Queue a FILL of all of @bo (laid out as @fb) with @color; its out fence. */
 static int queue_fill(int render, uint32_t bo, const struct primepair_fb *fb,
 		      uint32_t color)
@@ -80,14 +117,8 @@ static int queue_fill(int render, uint32_t bo, const struct primepair_fb *fb,
 	struct drm_vrender_cmd c = primepair_vrender_fill(bo, 0, fb->pitch, 0, 0,
 							  fb->width, fb->height,
 							  color);
-	struct drm_vrender_submit s = {
-		.cmds = (uintptr_t)&c,
-		.cmd_count = 1,
-		.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
-	};
 
-	igt_assert_eq(__primepair_vrender_submit(render, &s), 0);
-	return s.out_fence_fd;
+	return queue_cmd(render, &c);
 }
 
 static void test_unbind_rebind(void)
@@ -193,15 +224,172 @@ static void test_unbind_rebind(void)
 	primepair_assert_summary_zero();
 }
 
+/* How long pm_test keeps the devices suspended, in ns (5 s by default) */
+static int64_t pm_test_delay_ns(void)
+{
+	FILE *f = fopen("/sys/module/suspend/parameters/pm_test_delay", "r");
+	unsigned int s = 5;
+
+	if (f) {
+		igt_assert_eq(fscanf(f, "%u", &s), 1);
+		fclose(f);
+	}
+	return (int64_t)s * 1000000000;
+}
+
+static uint32_t pm_color(int f, int i)
+{
+	return 0xff000000u | (f + 1) << 16 | (i + 1);
+}
+
+static void test_suspend_resume(void)
+{
+	int render[PM_FILES], fence[PM_FILES][PM_JOBS + 1];
+	uint32_t bo[PM_FILES], result[PM_FILES], *map[PM_FILES], *crc;
+	uint32_t rows = PM_BO_SIZE / PM_PITCH, want;
+	int64_t before, signalled;
+	int status;
+
+	restore(0);
+	igt_require(bound());
+
+	/*
+	 * A slow engine: half a second a job, three seconds a file, so that
+	 * most jobs are still queued when the devices suspend.  One file
+	 * per engine, each filling its buffer again and again, then
+	 * checksumming it.
+	 */
+	primepair_vrender_set_param("engine_speed", 8ull << 20);
+	for (int f = 0; f < PM_FILES; f++) {
+		struct drm_vrender_cmd sum;
+
+		render[f] = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+		bo[f] = primepair_vrender_bo_create(render[f], PM_BO_SIZE);
+		result[f] = primepair_vrender_bo_create(render[f], 4096);
+		for (int i = 0; i < PM_JOBS; i++) {
+			struct drm_vrender_cmd c =
+				primepair_vrender_fill(bo[f], 0, PM_PITCH, 0, 0,
+						       PM_PITCH / 4, rows,
+						       pm_color(f, i));
+
+			fence[f][i] = queue_cmd(render[f], &c);
+		}
+		sum = primepair_vrender_checksum(bo[f], 0, PM_PITCH,
+						 PM_PITCH / 4, rows,
+						 result[f], 0);
+		fence[f][PM_JOBS] = queue_cmd(render[f], &sum);
+	}
+	for (int f = 0; f < PM_FILES; f++)
+		igt_assert_eq(primepair_sync_file_status(fence[f][PM_JOBS]), 0);
+
+	before = primepair_now_ns();
+	primepair_suspend_cycle("devices");
+
+	/*
+	 * Every job ran, in order, without error; the queued ones after the
+	 * resume: the engines stood still while the devices were suspended.
+	 */
+	for (int f = 0; f < PM_FILES; f++) {
+		for (int i = 0; i <= PM_JOBS; i++) {
+			igt_assert(primepair_sync_file_wait(fence[f][i], 20000));
+			igt_assert_eq(pp_sync_file_info(fence[f][i], &status,
+							&signalled), 0);
+			igt_assert_eq(status, 1);
+		}
+		igt_assert_f(signalled - before >= pm_test_delay_ns(),
+			     "file %d's last job signalled %.3f s after the suspend started\n",
+			     f, (signalled - before) / 1e9);
+	}
+
+	/* The buffers hold the last fill, and the engine read it back. */
+	for (int f = 0; f < PM_FILES; f++) {
+		map[f] = primepair_vrender_bo_mmap(render[f], bo[f], PM_BO_SIZE,
+						   PROT_READ);
+		for (uint32_t i = 0; i < PM_BO_SIZE / 4; i++)
+			igt_assert_f(map[f][i] == pm_color(f, PM_JOBS - 1),
+				     "file %d word %u is %08x\n", f, i, map[f][i]);
+		want = primepair_crc32(0, map[f], PM_BO_SIZE);
+		crc = primepair_vrender_bo_mmap(render[f], result[f], 4096,
+						PROT_READ);
+		igt_assert_eq_u32(*crc, want);
+		munmap(crc, 4096);
+
+		/* A new job after the resume */
+		primepair_vrender_set_param("engine_speed", saved_speed);
+		igt_assert_eq_u32(primepair_vrender_crc32(render[f], bo[f],
+							  PM_BO_SIZE), want);
+		munmap(map[f], PM_BO_SIZE);
+	}
+
+	for (int f = 0; f < PM_FILES; f++) {
+		for (int i = 0; i <= PM_JOBS; i++)
+			close(fence[f][i]);
+		close(render[f]);
+	}
+	primepair_summary_settle("buffers", 0);
+	primepair_assert_summary_zero();
+}
+
+static void test_suspend_busy(void)
+{
+	struct drm_vrender_cmd c;
+	uint32_t bo, *map;
+	int render, fence;
+
+	restore(0);
+	igt_require(bound());
+
+	render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	bo = primepair_vrender_bo_create(render, 4096);
+
+	/*
+	 * A job on the engine for four seconds; the suspend waits only
+	 * job_timeout_ms, a tenth of a second, for it.  The job must have
+	 * started (its scheduler reached it) before the suspend, or it
+	 * would rightly wait for the resume: give the scheduler a second.
+	 */
+	primepair_vrender_set_param("job_latency_us", 4000000);
+	c = primepair_vrender_fill(bo, 0, 4096, 0, 0, 1024, 1, 0xff00ff00u);
+	fence = queue_cmd(render, &c);
+	usleep(1000000);
+	primepair_vrender_set_param("job_timeout_ms", 100);
+	igt_assert_eq(__primepair_suspend_cycle("devices"), -EBUSY);
+	primepair_vrender_set_param("job_timeout_ms", saved_timeout);
+	primepair_vrender_set_param("job_latency_us", saved_latency);
+
+	/* The job was not touched: it finishes, and the engines run. */
+	igt_assert(primepair_sync_file_wait(fence, 20000));
+	igt_assert_eq(primepair_sync_file_status(fence), 1);
+	close(fence);
+	map = primepair_vrender_bo_mmap(render, bo, 4096, PROT_READ);
+	igt_assert_eq_u32(map[1023], 0xff00ff00u);
+	igt_assert_eq_u32(primepair_vrender_crc32(render, bo, 4096),
+			  primepair_crc32(0, map, 4096));
+	munmap(map, 4096);
+	close(render);
+	primepair_summary_settle("buffers", 0);
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_fixture {
 		igt_require(getuid() == 0);
 		saved_speed = primepair_vrender_param("engine_speed");
+		saved_latency = primepair_vrender_param("job_latency_us");
+		saved_timeout = primepair_vrender_param("job_timeout_ms");
 		igt_install_exit_handler(restore);
 	}
 
 	igt_describe("Unbinding vrender with jobs queued into a vdisplay buffer: the jobs finish first, then ENODEV for every ioctl and new mmap; old mappings and the shared buffer live on; binding again gives a working node");
 	igt_subtest("unbind-rebind")
 		test_unbind_rebind();
+
+	igt_describe("A suspend cycle with jobs queued on both engines: the engines stand still while suspended, then every job runs without error and the buffers hold what they wrote");
+	igt_subtest("suspend-resume")
+		test_suspend_resume();
+
+	igt_describe("A suspend that finds a job on the engine past job_timeout_ms fails with EBUSY; the job completes and the engines run on");
+	igt_subtest("suspend-busy")
+		test_suspend_busy();
 }
