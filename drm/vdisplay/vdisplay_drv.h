@@ -56,6 +56,12 @@
 #define VDISPLAY_MAX_TOTAL	16384
 #define VDISPLAY_MIN_REFRESH	10
 #define VDISPLAY_MAX_REFRESH	240
+/*
+ * Variable refresh: the lowest refresh rate of a connector whose EDID has
+ * no monitor range (a frame lasts at most 1/30 s); the highest is the
+ * mode's.  An EDID's minimum is raised to VDISPLAY_MIN_REFRESH.
+ */
+#define VDISPLAY_VRR_MIN_HZ	30
 
 /* Entries of the CRTC's gamma LUT: one per value of an 8-bit channel */
 #define VDISPLAY_GAMMA_SIZE	256
@@ -378,6 +384,9 @@ struct vdisplay_output {
  * @edid_lock: protects @edid and @edid_len
  * @edid: the EDID its modes come from, or NULL for the standard modes
  * @edid_len: bytes at @edid
+ * @vrr_min_hz: lowest refresh rate of its variable refresh range, from
+ *	its EDID's monitor range or VDISPLAY_VRR_MIN_HZ; written when it is
+ *	probed, read by commits
  */
 struct vdisplay_connector {
 	struct drm_connector base;
@@ -385,6 +394,7 @@ struct vdisplay_connector {
 	struct mutex edid_lock;	/* see the kernel-doc above */
 	u8 *edid;
 	size_t edid_len;
+	unsigned int vrr_min_hz;
 };
 
 /**
@@ -462,6 +472,7 @@ int vdisplay_connector_set_edid(struct vdisplay_device *vd,
 				unsigned int index, const void *edid,
 				size_t len);
 bool vdisplay_edid_valid(const void *edid, size_t len);
+unsigned int vdisplay_vrr_min_hz(struct vdisplay_device *vd, u32 connector_mask);
 
 /* Devices, created by the module and through configfs */
 void vdisplay_config_defaults(struct vdisplay_config *config);

@@ -9,11 +9,20 @@
  * (/sys/kernel/debug/dri/N/<connector>/), or a status to its configfs
  * item, unplugs or plugs it and sends a hotplug uevent, as a real display
  * would.
+ *
+ * Every connector takes variable refresh ("vrr_capable" is 1).  Its range
+ * is its EDID's monitor range when the core found one (a "range limits
+ * only" descriptor; EDID 1.4 from 6.3 on, 1.2 before), the minimum raised
+ * to VDISPLAY_MIN_REFRESH; otherwise from VDISPLAY_VRR_MIN_HZ up to the
+ * fastest mode it lists.  It is kept in display_info.monitor_range, so
+ * the core's "vrr_range" in the connector's debugfs directory shows it,
+ * as IGT's kms_vrr reads it.
  */
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -55,7 +64,63 @@ bool vdisplay_edid_valid(const void *edid, size_t len)
 	return true;
 }
 
-static int vdisplay_connector_get_modes(struct drm_connector *connector)
+/*
+ * The range goes where the core keeps an EDID's, display_info's
+ * monitor_range, which the core's "vrr_range" debugfs file shows.  Called
+ * at the end of get_modes, the probed modes listed.  Context: under
+ * mode_config.mutex, which guards display_info and the mode lists.
+ */
+static void vdisplay_connector_set_vrr_range(struct drm_connector *connector)
+{
+	struct drm_monitor_range_info *range =
+		&connector->display_info.monitor_range;
+	struct drm_display_mode *mode;
+	unsigned int max = 0;
+
+	if (range->min_vfreq && range->max_vfreq > range->min_vfreq) {
+		range->min_vfreq = clamp_t(u16, range->min_vfreq,
+					   VDISPLAY_MIN_REFRESH,
+					   VDISPLAY_MAX_REFRESH);
+		range->max_vfreq = clamp_t(u16, range->max_vfreq,
+					   range->min_vfreq,
+					   VDISPLAY_MAX_REFRESH);
+	} else {
+		list_for_each_entry(mode, &connector->probed_modes, head)
+			max = max_t(unsigned int, max, drm_mode_vrefresh(mode));
+		range->min_vfreq = VDISPLAY_VRR_MIN_HZ;
+		/* No mode fast enough: an empty range, never variable */
+		range->max_vfreq = clamp_t(unsigned int, max,
+					   VDISPLAY_VRR_MIN_HZ,
+					   VDISPLAY_MAX_REFRESH);
+	}
+	WRITE_ONCE(to_vdisplay_connector(connector)->vrr_min_hz,
+		   range->min_vfreq);
+}
+
+/**
+ * vdisplay_vrr_min_hz() - lowest refresh rate the connectors of a CRTC
+ * all take
+ * @vd: the device
+ * @connector_mask: the connectors, as &drm_crtc_state.connector_mask
+ *
+ * Context: any; reads what the last probe of each connector found.
+ * Return: the highest of their minimums, or 0 when @connector_mask has
+ * no connector of @vd other than writeback ones.
+ */
+unsigned int vdisplay_vrr_min_hz(struct vdisplay_device *vd, u32 connector_mask)
+{
+	unsigned int i, min = 0;
+
+	for (i = 0; i < vd->config.nconnectors; i++) {
+		struct vdisplay_connector *vc = &vd->connectors[i];
+
+		if (connector_mask & drm_connector_mask(&vc->base))
+			min = max(min, READ_ONCE(vc->vrr_min_hz));
+	}
+	return min;
+}
+
+static int vdisplay_connector_modes(struct drm_connector *connector)
 {
 	struct vdisplay_connector *vc = to_vdisplay_connector(connector);
 	struct vdisplay_device *vd = to_vdisplay(connector->dev);
@@ -81,6 +146,15 @@ static int vdisplay_connector_get_modes(struct drm_connector *connector)
 	    vd->config.max_height >= VDISPLAY_PREF_HEIGHT)
 		drm_set_preferred_mode(connector, VDISPLAY_PREF_WIDTH,
 				       VDISPLAY_PREF_HEIGHT);
+	return count;
+}
+
+/* The modes, and the VRR range of the EDID they come from */
+static int vdisplay_connector_get_modes(struct drm_connector *connector)
+{
+	int count = vdisplay_connector_modes(connector);
+
+	vdisplay_connector_set_vrr_range(connector);
 	return count;
 }
 
@@ -245,6 +319,7 @@ int vdisplay_connectors_init(struct vdisplay_device *vd)
 
 		mutex_init(&vc->edid_lock);
 		vc->connected = vd->config.connectors[i].connected;
+		vc->vrr_min_hz = VDISPLAY_VRR_MIN_HZ;
 		if (vd->config.connectors[i].edid_len) {
 			vc->edid = kmemdup(vd->config.connectors[i].edid,
 					   vd->config.connectors[i].edid_len,
@@ -266,6 +341,11 @@ int vdisplay_connectors_init(struct vdisplay_device *vd)
 		 * can get an EDID at any time, through configfs.
 		 */
 		drm_connector_attach_edid_property(&vc->base);
+		/* Variable refresh within the range get_modes finds */
+		ret = drm_connector_attach_vrr_capable_property(&vc->base);
+		if (ret)
+			return ret;
+		drm_connector_set_vrr_capable_property(&vc->base, true);
 
 		for (e = 0; e < vd->config.nencoders; e++) {
 			if (!(vd->config.connectors[i].possible_encoders & BIT(e)))
