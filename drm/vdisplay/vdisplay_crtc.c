@@ -4,6 +4,8 @@
  */
 
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
 #include <linux/wait.h>
 
 #include <drm/drm_atomic.h>
@@ -25,17 +27,36 @@
  * wait for a running handler (hrtimer_cancel() would deadlock against
  * it).  It clears @vblank_on and tries to cancel; a handler already
  * running sees the flag, or the refused vblank, and does not restart.
+ *
+ * With variable refresh on (@vrr_max_period set by the flush, see
+ * vdisplay_crtc_update_vrr()) the timer leaves the grid: the handler
+ * takes the time of the vblank it reports, and the next frame lasts
+ * @vrr_max_period unless a flip comes first.  A flush on another CPU may
+ * re-arm the timer between the handler's start and its choice of the
+ * next expiry; the choice and every re-arm are made under @vblank_lock,
+ * and the handler leaves an expiry alone once the timer is queued again.
  */
 static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 {
 	struct vdisplay_output *out = container_of(timer, struct vdisplay_output,
 						   vblank_timer);
-	u64 overruns;
+	unsigned long flags;
+	u64 overruns = 1;
 
 	if (!READ_ONCE(out->vblank_on))
 		return HRTIMER_NORESTART;
 
-	overruns = hrtimer_forward_now(timer, out->period);
+	spin_lock_irqsave(&out->vblank_lock, flags);
+	if (out->vrr_max_period) {
+		out->vrr_last = ktime_get();
+		out->vrr_flip = false;
+		if (!hrtimer_is_queued(timer))
+			hrtimer_set_expires(timer, ktime_add(out->vrr_last,
+							     out->vrr_max_period));
+	} else if (!hrtimer_is_queued(timer)) {
+		overruns = hrtimer_forward_now(timer, out->period);
+	}
+	spin_unlock_irqrestore(&out->vblank_lock, flags);
 	if (overruns != 1)
 		drm_dbg_kms(out->crtc.dev, "vblank timer overran %llu frames\n",
 			    overruns - 1);
@@ -57,23 +78,34 @@ static int vdisplay_enable_vblank(struct drm_crtc *crtc)
 	struct drm_device *dev = crtc->dev;
 	struct drm_vblank_crtc *vblank = &dev->vblank[drm_crtc_index(crtc)];
 	struct vdisplay_output *out = crtc_to_output(crtc);
+	unsigned long flags;
 
 	drm_calc_timestamping_constants(crtc, &crtc->mode);
 	/* mode_valid keeps the frame time positive; never arm a 0 period. */
 	if (vblank->framedur_ns <= 0)
 		return -EINVAL;
+
+	spin_lock_irqsave(&out->vblank_lock, flags);
 	out->period = ns_to_ktime(vblank->framedur_ns);
+	/* Under variable refresh too, the first frame is a short one. */
+	out->vrr_last = ktime_get();
+	out->vrr_flip = true;
 	WRITE_ONCE(out->vblank_on, true);
-	hrtimer_start(&out->vblank_timer, out->period, HRTIMER_MODE_REL);
+	hrtimer_start(&out->vblank_timer, ktime_add(out->vrr_last, out->period),
+		      HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&out->vblank_lock, flags);
 	return 0;
 }
 
 static void vdisplay_disable_vblank(struct drm_crtc *crtc)
 {
 	struct vdisplay_output *out = crtc_to_output(crtc);
+	unsigned long flags;
 
+	spin_lock_irqsave(&out->vblank_lock, flags);
 	WRITE_ONCE(out->vblank_on, false);
 	hrtimer_try_to_cancel(&out->vblank_timer);
+	spin_unlock_irqrestore(&out->vblank_lock, flags);
 }
 
 /*
@@ -86,13 +118,20 @@ static void vdisplay_disable_vblank(struct drm_crtc *crtc)
  * the next one.  Counting it here, outside the handler, is what makes
  * the core arm such a flip's event for the following vblank; the late
  * handler then finds the vblank counted and only delivers the events.
+ *
+ * Under variable refresh there is no grid: the last vblank is the one the
+ * handler took the time of.  A flip committed while the handler is late
+ * is latched by that handler's vblank, as a flip during the stretched
+ * front porch of a variable refresh display ends the frame.
  */
-static ktime_t vdisplay_last_vblank(struct vdisplay_output *out)
+static ktime_t vdisplay_last_vblank(struct vdisplay_output *out, ktime_t now)
 {
 	ktime_t next = hrtimer_get_expires(&out->vblank_timer);
-	ktime_t now = ktime_get();
 	s64 period = ktime_to_ns(out->period);
 
+	lockdep_assert_held(&out->vblank_lock);
+	if (out->vrr_max_period)
+		return out->vrr_last;
 	if (period <= 0)
 		return now;
 	if (ktime_before(now, next))
@@ -108,13 +147,16 @@ static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
 	struct drm_device *dev = crtc->dev;
 	struct drm_vblank_crtc *vblank = &dev->vblank[drm_crtc_index(crtc)];
 	struct vdisplay_output *out = crtc_to_output(crtc);
+	unsigned long flags;
 
 	if (!READ_ONCE(vblank->enabled)) {
 		*vblank_time = ktime_get();
 		return true;
 	}
 
-	*vblank_time = vdisplay_last_vblank(out);
+	spin_lock_irqsave(&out->vblank_lock, flags);
+	*vblank_time = vdisplay_last_vblank(out, ktime_get());
+	spin_unlock_irqrestore(&out->vblank_lock, flags);
 	*max_error = 0;
 	return true;
 }
@@ -199,36 +241,154 @@ static void vdisplay_crtc_atomic_disable(struct drm_crtc *crtc,
 }
 
 /*
+ * Variable refresh: VRR_ENABLED on an active CRTC whose mode is faster
+ * than the lowest refresh its connectors take.  Return: the longest
+ * frame, or 0 for the fixed grid.
+ */
+static ktime_t vdisplay_vrr_max_period(struct drm_crtc *crtc,
+				       const struct drm_crtc_state *crtc_state)
+{
+	unsigned int min_hz;
+
+	if (!crtc_state->active || !crtc_state->vrr_enabled)
+		return 0;
+	min_hz = vdisplay_vrr_min_hz(crtc_to_output(crtc)->vd,
+				     crtc_state->connector_mask);
+	if (!min_hz || drm_mode_vrefresh(&crtc_state->adjusted_mode) <= min_hz)
+		return 0;
+	return ns_to_ktime(div_u64(NSEC_PER_SEC, min_hz));
+}
+
+/*
+ * Move the timer to the vblank variable refresh wants next: one period
+ * after the last when a flip is waiting (at once if that is past), one
+ * longest frame after it otherwise.  An expiry not in the future belongs
+ * to a handler that is about to run, or running before its choice under
+ * @vblank_lock: that handler chooses, and latches the flip.
+ */
+static void vdisplay_vrr_rearm(struct vdisplay_output *out, ktime_t now)
+{
+	struct hrtimer *timer = &out->vblank_timer;
+	ktime_t want;
+
+	lockdep_assert_held(&out->vblank_lock);
+	if (!out->vblank_on || !ktime_after(hrtimer_get_expires(timer), now))
+		return;
+	if (out->vrr_flip)
+		want = ktime_add(out->vrr_last, out->period);
+	else
+		want = ktime_add(out->vrr_last, out->vrr_max_period);
+	hrtimer_start(timer, ktime_after(want, now) ? want : now,
+		      HRTIMER_MODE_ABS);
+}
+
+/* Back on the grid: its first point after now, counted from the last vblank */
+static void vdisplay_vrr_regrid(struct vdisplay_output *out, ktime_t now)
+{
+	struct hrtimer *timer = &out->vblank_timer;
+	s64 period = ktime_to_ns(out->period);
+	ktime_t next;
+
+	lockdep_assert_held(&out->vblank_lock);
+	if (!out->vblank_on || !ktime_after(hrtimer_get_expires(timer), now) ||
+	    period <= 0)
+		return;
+	next = ktime_add_ns(out->vrr_last,
+			    (ktime_divns(ktime_sub(now, out->vrr_last), period) + 1) *
+			    period);
+	hrtimer_start(timer, next, HRTIMER_MODE_ABS);
+}
+
+/*
+ * Called by the flush after the commit's event is armed: the event names
+ * the vblank after the last one the core has counted, and the last
+ * vblank read here is that one or a later one (@vblank_lock orders the
+ * two reads against the handler), so a flip kicks the frame that
+ * latches it.
+ */
+static void vdisplay_crtc_update_vrr(struct drm_crtc *crtc,
+				     struct drm_crtc_state *crtc_state,
+				     bool flipped)
+{
+	struct vdisplay_output *out = crtc_to_output(crtc);
+	ktime_t max_period = vdisplay_vrr_max_period(crtc, crtc_state);
+	unsigned long flags;
+	ktime_t now;
+
+	spin_lock_irqsave(&out->vblank_lock, flags);
+	now = ktime_get();
+	if (!out->vrr_max_period && max_period) {
+		/* Off the grid, from its last vblank */
+		out->vrr_last = out->vblank_on ? vdisplay_last_vblank(out, now) :
+						 now;
+		out->vrr_max_period = max_period;
+		out->vrr_flip = flipped;
+		vdisplay_vrr_rearm(out, now);
+	} else if (out->vrr_max_period && !max_period) {
+		out->vrr_max_period = 0;
+		vdisplay_vrr_regrid(out, now);
+	} else if (max_period) {
+		out->vrr_max_period = max_period;
+		if (flipped) {
+			out->vrr_flip = true;
+			vdisplay_vrr_rearm(out, now);
+		}
+	}
+	spin_unlock_irqrestore(&out->vblank_lock, flags);
+}
+
+/* A new picture for the CRTC: the commit changes a framebuffer it shows */
+static bool vdisplay_crtc_flipped(struct drm_crtc *crtc,
+				  struct drm_atomic_commit *state)
+{
+	struct drm_plane_state *old_state, *new_state;
+	struct drm_plane *plane;
+	int i;
+
+	for_each_oldnew_plane_in_state(state, plane, old_state, new_state, i)
+		if ((new_state->crtc == crtc || old_state->crtc == crtc) &&
+		    new_state->fb != old_state->fb)
+			return true;
+	return false;
+}
+
+/*
  * The new state is latched at the next vblank, so that is when the
  * commit's event is delivered, unless the commit is an asynchronous
  * (tearing) flip, which completes at once.  The tail flushes before it enables: the
  * event of a modeset that switches the CRTC on is left to atomic_enable,
  * which arms it for the CRTC's first vblank.  A CRTC switched off (at the
- * end of its frame) sends the event at once.
+ * end of its frame) sends the event at once.  Under variable refresh, a
+ * commit with an event or a new framebuffer is a flip that ends the
+ * frame (the atomic helpers give every commit an event).
  */
 static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 				       struct drm_atomic_commit *state)
 {
 	struct drm_crtc_state *crtc_state =
 		drm_atomic_get_new_crtc_state(state, crtc);
+	bool flipped = crtc_state->event ||
+		       vdisplay_crtc_flipped(crtc, state);
 
 	vdisplay_composer_update(crtc_to_output(crtc));
 
-	if (!crtc_state->event ||
-	    (crtc_state->active && drm_atomic_crtc_needs_modeset(crtc_state)))
-		return;
-	if (crtc_state->async_flip) {
-		/*
-		 * A tearing flip does not wait for the vblank: the composer
-		 * already reads the new framebuffers, so the flip is done.
-		 */
-		spin_lock_irq(&crtc->dev->event_lock);
-		drm_crtc_send_vblank_event(crtc, crtc_state->event);
-		spin_unlock_irq(&crtc->dev->event_lock);
-	} else {
-		vdisplay_crtc_deliver_event(crtc, crtc_state->event);
+	if (crtc_state->event &&
+	    !(crtc_state->active && drm_atomic_crtc_needs_modeset(crtc_state))) {
+		if (crtc_state->async_flip) {
+			/*
+			 * A tearing flip does not wait for the vblank: the
+			 * composer already reads the new framebuffers, so the
+			 * flip is done.
+			 */
+			spin_lock_irq(&crtc->dev->event_lock);
+			drm_crtc_send_vblank_event(crtc, crtc_state->event);
+			spin_unlock_irq(&crtc->dev->event_lock);
+		} else {
+			vdisplay_crtc_deliver_event(crtc, crtc_state->event);
+		}
+		crtc_state->event = NULL;
 	}
-	crtc_state->event = NULL;
+	vdisplay_crtc_update_vrr(crtc, crtc_state, flipped);
 }
 
 /*
@@ -292,7 +452,8 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 				   VDISPLAY_GAMMA_SIZE);
 
 	hrtimer_setup(&out->vblank_timer, vdisplay_vblank_fire, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL);
+		      HRTIMER_MODE_ABS);
+	spin_lock_init(&out->vblank_lock);
 	spin_lock_init(&out->frame_lock);
 	mutex_init(&out->compose_lock);
 	INIT_LIST_HEAD(&out->wb_pending);

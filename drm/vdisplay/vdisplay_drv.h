@@ -329,9 +329,20 @@ struct vdisplay_frame {
  * @primary: the CRTC's primary plane
  * @cursor: its cursor plane or NULL
  * @vblank_timer: fires once per frame while vblank is enabled
- * @period: frame time of the current mode
+ * @period: frame time of the current mode, the shortest frame
  * @vblank_on: vblank is enabled; the timer stops at its next expiry once
- *	this is false (written under DRM core's vblank_time_lock)
+ *	this is false (written under DRM core's vblank_time_lock and
+ *	@vblank_lock)
+ * @vblank_lock: protects @vrr_max_period, @vrr_last and @vrr_flip, and
+ *	serializes every change of @vblank_timer's expiry: the timer's
+ *	callback choosing the next frame, the flush re-arming it, enable and
+ *	disable; taken with interrupts off, inside DRM core's vblank_time_lock
+ * @vrr_max_period: 0 while the timer runs on a fixed grid of @period;
+ *	while variable refresh is on, the longest frame (1 / the connector's
+ *	lowest refresh rate)
+ * @vrr_last: while variable refresh is on, the time of the last vblank
+ * @vrr_flip: a flip was committed since @vrr_last: the next vblank comes
+ *	one @period after @vrr_last, or at once when that is past
  * @compose_work: composes one frame, queued by the timer
  * @frame_lock: protects @frame_seq, @crc_enabled, @crc_gen, @crc_seq and
  *	@crc_seq_valid, written by the timer, by debugfs and by the worker
@@ -361,6 +372,10 @@ struct vdisplay_output {
 	struct hrtimer vblank_timer;
 	ktime_t period;
 	bool vblank_on;
+	spinlock_t vblank_lock;	/* see the kernel-doc above */
+	ktime_t vrr_max_period;
+	ktime_t vrr_last;
+	bool vrr_flip;
 	struct work_struct compose_work;
 
 	spinlock_t frame_lock;	/* see the kernel-doc above */
