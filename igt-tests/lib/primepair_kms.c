@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <drm_fourcc.h>
 
@@ -370,6 +372,45 @@ void primepair_crc_stop(struct primepair_crc *c)
 {
 	close(c->data_fd);
 	close(c->ctl_fd);
+}
+
+static void primepair_on_flip(int fd, unsigned int sequence, unsigned int sec,
+			      unsigned int usec, unsigned int crtc_id, void *data)
+{
+	struct primepair_flip_event *ev = data;
+
+	ev->count++;
+	ev->sequence = sequence;
+	ev->crtc_id = crtc_id;
+	ev->ts_ns = (int64_t)sec * 1000000000ll + (int64_t)usec * 1000;
+}
+
+bool primepair_read_flip_event(int fd, int ms)
+{
+	drmEventContext ctx = {
+		.version = 3,
+		.page_flip_handler2 = primepair_on_flip,
+	};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return false;
+	igt_assert_eq(drmHandleEvent(fd, &ctx), 0);
+	return true;
+}
+
+void primepair_connector_debugfs(struct primepair_kms *kms,
+				 uint32_t connector_id, const char *file,
+				 char *path, size_t len)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(kms->fd, connector_id);
+	struct stat st;
+
+	igt_assert(c);
+	igt_assert_eq(fstat(kms->fd, &st), 0);
+	snprintf(path, len, "/sys/kernel/debug/dri/%u/Virtual-%u/%s",
+		 minor(st.st_rdev), c->connector_type_id, file);
+	drmModeFreeConnector(c);
 }
 
 uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_output *o)

@@ -117,6 +117,31 @@ void primepair_crc_start(struct primepair_kms *kms, struct primepair_output *o,
 void primepair_crc_get(struct primepair_crc *c, uint64_t *frame, uint32_t *crc);
 void primepair_crc_stop(struct primepair_crc *c);
 
+/*
+ * A page-flip event as the tests count them: pass its address as the
+ * commit's user data, and primepair_read_flip_event() fills it in.
+ */
+struct primepair_flip_event {
+	unsigned int count;		/* events delivered so far */
+	unsigned int sequence;		/* of the last one */
+	uint32_t crtc_id;
+	int64_t ts_ns;			/* CLOCK_MONOTONIC */
+};
+
+/*
+ * Wait up to @ms for events on @fd and read them into the
+ * struct primepair_flip_event each carries; false if none came.
+ */
+bool primepair_read_flip_event(int fd, int ms);
+
+/*
+ * The path of @file in the debugfs directory of @kms's connector
+ * @connector_id (a vdisplay connector: Virtual-N), into @path.
+ */
+void primepair_connector_debugfs(struct primepair_kms *kms,
+				 uint32_t connector_id, const char *file,
+				 char *path, size_t len);
+
 /* Wait for the next vblank of @o; returns its sequence */
 uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_output *o);
 

@@ -25,7 +25,6 @@
  */
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -61,40 +60,6 @@ static void *stall_sampler(void *arg)
 	return NULL;
 }
 
-struct flip_event {
-	unsigned int count;
-	unsigned int sequence;
-	uint32_t crtc_id;
-	int64_t ts_ns;
-	uint64_t user_data;
-};
-
-static void on_flip(int fd, unsigned int sequence, unsigned int sec,
-		    unsigned int usec, unsigned int crtc_id, void *data)
-{
-	struct flip_event *ev = data;
-
-	ev->count++;
-	ev->sequence = sequence;
-	ev->crtc_id = crtc_id;
-	ev->ts_ns = (int64_t)sec * 1000000000ll + (int64_t)usec * 1000;
-}
-
-/* Wait up to @ms for events; returns how many poll rounds found one. */
-static bool read_event(int fd, int ms)
-{
-	drmEventContext ctx = {
-		.version = 3,
-		.page_flip_handler2 = on_flip,
-	};
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	if (poll(&pfd, 1, ms) != 1)
-		return false;
-	igt_assert_eq(drmHandleEvent(fd, &ctx), 0);
-	return true;
-}
-
 static int64_t frame_ns(const drmModeModeInfo *m)
 {
 	return (int64_t)m->htotal * m->vtotal * 1000000ll / m->clock;
@@ -108,7 +73,7 @@ struct ctx {
 
 static void flip_run(struct ctx *c, unsigned int nflips)
 {
-	struct flip_event ev = {};
+	struct primepair_flip_event ev = {};
 	unsigned int i, prev_seq = 0, late = 0, unexplained = 0, unstalled = 0;
 	int64_t prev_ts = 0, period = frame_ns(&c->o->mode), queued = 0;
 
@@ -137,7 +102,7 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 						      c->fb[0].fb_id,
 						      DRM_MODE_PAGE_FLIP_EVENT,
 						      &ev) ? -errno : 0, -EBUSY);
-		igt_assert_f(read_event(c->kms.fd, 1000), "flip %u: no event\n", i);
+		igt_assert_f(primepair_read_flip_event(c->kms.fd, 1000), "flip %u: no event\n", i);
 		igt_assert_eq(ev.count, before + 1);
 		igt_assert_eq_u32(ev.crtc_id, c->o->crtc_id);
 		igt_assert_f(ev.ts_ns > issued,
@@ -172,7 +137,7 @@ static void flip_run(struct ctx *c, unsigned int nflips)
 	}
 
 	/* Each flip completed once: no event is left over. */
-	igt_assert(!read_event(c->kms.fd, 100));
+	igt_assert(!primepair_read_flip_event(c->kms.fd, 100));
 	igt_assert_eq(ev.count, nflips);
 	igt_assert_f(unstalled <= nflips / 4 + 1,
 		     "%u of %u flips late while the guest ran\n", unstalled,
@@ -243,7 +208,7 @@ static void test_vblank_off(struct ctx *c)
 /* An atomic commit's event comes on the next vblank too. */
 static void test_atomic_event(struct ctx *c)
 {
-	struct flip_event ev = {};
+	struct primepair_flip_event ev = {};
 	drmModeAtomicReqPtr req;
 	uint64_t seq;
 	int i;
@@ -259,7 +224,7 @@ static void test_atomic_event(struct ctx *c)
 						  DRM_MODE_ATOMIC_NONBLOCK,
 						  &ev), 0);
 		drmModeAtomicFree(req);
-		igt_assert(read_event(c->kms.fd, 1000));
+		igt_assert(primepair_read_flip_event(c->kms.fd, 1000));
 		/* not before the next vblank; later only if the guest lags */
 		igt_assert_lte_u64(seq + 1, ev.sequence);
 	}
@@ -271,7 +236,7 @@ static void test_atomic_event(struct ctx *c)
  * CLOCK_MONOTONIC time of the call.
  */
 static int64_t commit_for_event(struct ctx *c, drmModeAtomicReqPtr req,
-				struct flip_event *ev)
+				struct primepair_flip_event *ev)
 {
 	unsigned int count = ev->count;
 	int64_t call_ns = primepair_now_ns();
@@ -280,7 +245,7 @@ static int64_t commit_for_event(struct ctx *c, drmModeAtomicReqPtr req,
 					  DRM_MODE_PAGE_FLIP_EVENT |
 					  DRM_MODE_ATOMIC_NONBLOCK |
 					  DRM_MODE_ATOMIC_ALLOW_MODESET, ev), 0);
-	igt_assert(read_event(c->kms.fd, 1000));
+	igt_assert(primepair_read_flip_event(c->kms.fd, 1000));
 	igt_assert_eq(ev->count, count + 1);
 	return call_ns;
 }
@@ -293,7 +258,7 @@ static int64_t commit_for_event(struct ctx *c, drmModeAtomicReqPtr req,
  */
 static void test_enable_event(struct ctx *c)
 {
-	struct flip_event ev = {};
+	struct primepair_flip_event ev = {};
 	drmModeAtomicReqPtr req;
 	int64_t call_ns;
 	uint32_t blob;
@@ -333,7 +298,7 @@ static void test_enable_event(struct ctx *c)
  */
 static void test_disable_event(struct ctx *c)
 {
-	struct flip_event ev = {};
+	struct primepair_flip_event ev = {};
 	drmModeAtomicReqPtr req;
 	int64_t call_ns;
 	uint64_t seq;
@@ -362,7 +327,7 @@ static void test_disable_event(struct ctx *c)
  */
 static void test_flip_maps_once(struct ctx *c)
 {
-	struct flip_event ev = {};
+	struct primepair_flip_event ev = {};
 	uint64_t hits, created;
 	int i;
 
@@ -370,7 +335,7 @@ static void test_flip_maps_once(struct ctx *c)
 	/* Both framebuffers have been mapped once. */
 	igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id, c->fb[1].fb_id,
 				      DRM_MODE_PAGE_FLIP_EVENT, &ev), 0);
-	igt_assert(read_event(c->kms.fd, 1000));
+	igt_assert(primepair_read_flip_event(c->kms.fd, 1000));
 
 	hits = primepair_summary("vmap_cache_hits");
 	created = primepair_summary("vmap_created");
@@ -378,7 +343,7 @@ static void test_flip_maps_once(struct ctx *c)
 		igt_assert_eq(drmModePageFlip(c->kms.fd, c->o->crtc_id,
 					      c->fb[i & 1].fb_id,
 					      DRM_MODE_PAGE_FLIP_EVENT, &ev), 0);
-		igt_assert_f(read_event(c->kms.fd, 1000), "flip %d: no event\n", i);
+		igt_assert_f(primepair_read_flip_event(c->kms.fd, 1000), "flip %d: no event\n", i);
 	}
 	/*
 	 * A flip whose framebuffer the previous state still holds shares
@@ -403,7 +368,7 @@ static void test_flip_maps_once(struct ctx *c)
  */
 static unsigned int async_flips(struct ctx *c, unsigned int n, bool atomic)
 {
-	struct flip_event ev = {};
+	struct primepair_flip_event ev = {};
 	unsigned int i, same = 0, prev = 0;
 
 	for (i = 0; i < n; i++) {
@@ -426,7 +391,7 @@ static unsigned int async_flips(struct ctx *c, unsigned int n, bool atomic)
 						      DRM_MODE_PAGE_FLIP_ASYNC,
 						      &ev), 0);
 		}
-		igt_assert_f(read_event(c->kms.fd, 1000), "flip %u: no event\n", i);
+		igt_assert_f(primepair_read_flip_event(c->kms.fd, 1000), "flip %u: no event\n", i);
 		igt_assert_eq(ev.crtc_id, c->o->crtc_id);
 		if (i && ev.sequence == prev)
 			same++;

@@ -202,17 +202,11 @@ static void test_two_devices(void)
 static void set_connected(struct primepair_kms *kms, uint32_t connector_id,
 			  bool connected)
 {
-	drmModeConnectorPtr c = drmModeGetConnector(kms->fd, connector_id);
 	char path[256];
-	struct stat st;
 	int fd;
 
-	igt_assert(c);
-	igt_assert_eq(fstat(kms->fd, &st), 0);
-	snprintf(path, sizeof(path),
-		 "/sys/kernel/debug/dri/%u/Virtual-%u/vdisplay_connected",
-		 minor(st.st_rdev), c->connector_type_id);
-	drmModeFreeConnector(c);
+	primepair_connector_debugfs(kms, connector_id, "vdisplay_connected",
+				    path, sizeof(path));
 	fd = open(path, O_WRONLY);
 	igt_require_f(fd >= 0, "no %s\n", path);
 	igt_assert_eq(write(fd, connected ? "1" : "0", 1), 1);
