@@ -14,6 +14,12 @@
  * under @compose_lock, before its cleanup_planes vunmaps the old ones, so
  * the worker never reads a mapping that is gone.
  *
+ * The composed image is kept.  A commit that changes nothing but what is
+ * in its planes' framebuffers, and says where with FB_DAMAGE_CLIPS, has
+ * the next frame compose only the CRTC rows those clips cover (see
+ * vdisplay_compose() for when a frame is composed in full).  The planes'
+ * updates report the damage, the CRTC's flush hands it on with the scene.
+ *
  * Pixels are blended at 8 bits per channel; the image is XRGB8888 with the
  * unused byte 0xff, over a black background.  10- and 16-bit framebuffers
  * lose their low bits on the way in, half floats are cut to [0, 1] and
@@ -49,6 +55,7 @@
 #include <drm/drm_atomic.h>
 #include <drm/drm_blend.h>
 #include <drm/drm_color_mgmt.h>
+#include <drm/drm_damage_helper.h>
 #include <drm/drm_debugfs_crc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_rect.h>
@@ -217,19 +224,20 @@ static void vdisplay_read_layer_row(u32 *dst, const struct vdisplay_layer *l,
 }
 
 /*
- * Each row of the layer is converted by its format's reader into @line,
- * then blended; an opaque layer's reader writes straight into the image.
+ * Each row of the layer from @y1 to @y2 is converted by its format's
+ * reader into @line, then blended; an opaque layer's reader writes
+ * straight into the image.
  */
 static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
-				 const struct vdisplay_layer *l)
+				 const struct vdisplay_layer *l, int y1, int y2)
 {
 	unsigned int n = drm_rect_width(&l->dst);
 	bool copy = vdisplay_layer_is_copy(l);
 	u32 pa = l->alpha >> 8;
+	int y, end = min(l->dst.y2, y2);
 	unsigned int i;
-	int y;
 
-	for (y = l->dst.y1; y < l->dst.y2; y++) {
+	for (y = max(l->dst.y1, y1); y < end; y++) {
 		u32 *row = image + (size_t)y * width + l->dst.x1;
 
 		if (copy) {
@@ -308,27 +316,79 @@ static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
 	}
 }
 
+/*
+ * Rows @y1 to @y2 of the image: black below, unless the bottom plane
+ * covers them opaquely, then every layer that crosses them, bottom first,
+ * then the CRTC's colour pipeline on them alone.
+ */
+static void vdisplay_compose_rows(struct vdisplay_output *out, int y1, int y2)
+{
+	const struct vdisplay_frame *f = &out->frame;
+	const struct vdisplay_layer *bottom = &f->layers[0];
+	size_t i, npixels = (size_t)(y2 - y1) * f->width;
+	u32 *rows = out->image + (size_t)y1 * f->width;
+	u32 *line = out->image + (size_t)f->width * f->height;
+
+	if (!f->nlayers || !vdisplay_layer_is_copy(bottom) ||
+	    bottom->dst.x1 > 0 || bottom->dst.y1 > y1 ||
+	    bottom->dst.x2 < (int)f->width || bottom->dst.y2 < y2)
+		for (i = 0; i < npixels; i++)
+			rows[i] = 0xff000000;
+	for (i = 0; i < f->nlayers; i++)
+		vdisplay_blend_layer(out->image, f->width, line, &f->layers[i],
+				     y1, y2);
+	if (f->degamma_on || f->ctm_on)
+		vdisplay_apply_degamma_ctm(rows, npixels, f);
+	if (f->gamma_on)
+		vdisplay_apply_gamma(rows, npixels, f);
+}
+
+/* Add rows @y1 to @y2 to the range *@r1 to *@r2 (empty if not r1 < r2). */
+static void vdisplay_rows_add(int *r1, int *r2, int y1, int y2)
+{
+	if (y1 >= y2)
+		return;
+	if (*r1 >= *r2) {
+		*r1 = y1;
+		*r2 = y2;
+		return;
+	}
+	*r1 = min(*r1, y1);
+	*r2 = max(*r2, y2);
+}
+
+/*
+ * The image is kept from one composition to the next, and only the rows
+ * that FB_DAMAGE_CLIPS say changed are composed again, when it is known
+ * what else changed: nothing.  That takes commits.  A display engine
+ * shows what is in a framebuffer while it scans it out, including what
+ * clients (and vrender) write into one on screen without a commit; a
+ * frame composed with no commit since the last one may show such writes
+ * anywhere, so it is composed in full.  So is the first frame after a
+ * commit that changes anything but framebuffer contents or that has no
+ * plane with damage clips, and after the image was reallocated.  Only
+ * after commits that all carried damage does the composer trust it: the
+ * damage is the least that must be updated, and rows outside it may show
+ * what the previous frame showed there until a frame is composed in full.
+ * The writeback and the CRC read the whole image all the same.
+ */
 static void vdisplay_compose(struct vdisplay_output *out)
 {
 	const struct vdisplay_frame *f = &out->frame;
-	size_t i, npixels = (size_t)f->width * f->height;
+	int y1 = 0, y2 = f->height;
 
 	lockdep_assert_held(&out->compose_lock);
 
-	/* Black below, unless the bottom plane covers everything opaquely */
-	if (!f->nlayers || !vdisplay_layer_is_copy(&f->layers[0]) ||
-	    f->layers[0].dst.x1 > 0 || f->layers[0].dst.y1 > 0 ||
-	    f->layers[0].dst.x2 < (int)f->width ||
-	    f->layers[0].dst.y2 < (int)f->height)
-		for (i = 0; i < npixels; i++)
-			out->image[i] = 0xff000000;
-	for (i = 0; i < f->nlayers; i++)
-		vdisplay_blend_layer(out->image, f->width, out->image + npixels,
-				     &f->layers[i]);
-	if (f->degamma_on || f->ctm_on)
-		vdisplay_apply_degamma_ctm(out->image, npixels, f);
-	if (f->gamma_on)
-		vdisplay_apply_gamma(out->image, npixels, f);
+	if (out->image_valid && out->committed) {
+		y1 = max(out->damage_y1, 0);
+		y2 = min_t(int, out->damage_y2, f->height);
+	}
+	if (y1 < y2)
+		vdisplay_compose_rows(out, y1, y2);
+	out->image_valid = true;
+	out->committed = false;
+	out->damage_y1 = 0;
+	out->damage_y2 = 0;
 }
 
 static void vdisplay_write_back(struct vdisplay_output *out,
@@ -358,6 +418,7 @@ static bool vdisplay_image_reserve(struct vdisplay_output *out)
 		return true;
 	kvfree(out->image);
 	out->image_size = 0;
+	out->image_valid = false;
 	out->image = kvmalloc(size, GFP_KERNEL);
 	if (!out->image)
 		return false;
@@ -565,22 +626,33 @@ static bool vdisplay_same_length(int len, int pixels)
 
 /*
  * A plane is sampled as scaled when its source, in the rotated view, is
- * not the size of its destination or does not start on a pixel boundary;
- * the whole rectangles give the samples, the clipped destination the
- * pixels drawn.  Otherwise it is read as before, its source as the atomic
- * check clipped it.
+ * not the size of its destination or does not start on a pixel boundary.
+ * @src and @dst are set to the plane's whole rectangles, the source in
+ * that view.
+ */
+static bool vdisplay_plane_scaled(const struct drm_plane_state *state,
+				  struct drm_rect *src, struct drm_rect *dst)
+{
+	*src = drm_plane_state_src(state);
+	*dst = drm_plane_state_dest(state);
+	drm_rect_rotate(src, state->fb->width << 16, state->fb->height << 16,
+			state->rotation);
+	return !vdisplay_same_length(drm_rect_width(src), drm_rect_width(dst)) ||
+	       !vdisplay_same_length(drm_rect_height(src), drm_rect_height(dst)) ||
+	       (src->x1 | src->y1) & 0xffff;
+}
+
+/*
+ * The whole rectangles of a scaled plane give the samples, the clipped
+ * destination the pixels drawn.  Any other plane is read as before, its
+ * source as the atomic check clipped it.
  */
 static bool vdisplay_layer_scale(struct vdisplay_layer *l,
 				 const struct drm_plane_state *state)
 {
-	struct drm_rect src = drm_plane_state_src(state);
-	struct drm_rect dst = drm_plane_state_dest(state);
+	struct drm_rect src, dst;
 
-	drm_rect_rotate(&src, state->fb->width << 16, state->fb->height << 16,
-			state->rotation);
-	if (vdisplay_same_length(drm_rect_width(&src), drm_rect_width(&dst)) &&
-	    vdisplay_same_length(drm_rect_height(&src), drm_rect_height(&dst)) &&
-	    !((src.x1 | src.y1) & 0xffff))
+	if (!vdisplay_plane_scaled(state, &src, &dst))
 		return false;
 
 	vdisplay_layer_map(l, state, 0, 0);
@@ -703,20 +775,13 @@ static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
 	}
 }
 
-/**
- * vdisplay_composer_update_locked() - hand the CRTC's current state to the
- * composer
- * @out: the output whose CRTC or planes changed
- *
- * Builds the scene from the planes of the CRTC's current state, sorted by
- * normalized zpos, and takes the state's gamma LUT.
- *
- * Context: @out->compose_lock held, by vdisplay_composer_update() or by an
- * asynchronous cursor update under the modeset locks; it orders the two
- * and the worker.  Either runs before the old framebuffers' mappings are
- * cleaned up, so the scene never points at a released mapping.
+/*
+ * Build the scene from the planes of the CRTC's current state, sorted by
+ * normalized zpos, and take the state's colour pipeline.  Both callers
+ * run before the old framebuffers' mappings are cleaned up, so the scene
+ * never points at a released mapping.
  */
-void vdisplay_composer_update_locked(struct vdisplay_output *out)
+static void vdisplay_composer_build(struct vdisplay_output *out)
 {
 	struct drm_crtc_state *crtc_state = out->crtc.state;
 	struct vdisplay_layer *layers[VDISPLAY_MAX_LAYERS] = {};
@@ -751,16 +816,119 @@ void vdisplay_composer_update_locked(struct vdisplay_output *out)
 }
 
 /**
+ * vdisplay_composer_update_locked() - hand the CRTC's current state to the
+ * composer after an asynchronous cursor update
+ * @out: the output whose cursor changed
+ *
+ * The update carries no damage: the next frame is composed in full.
+ *
+ * Context: @out->compose_lock held, by the asynchronous cursor update
+ * under the modeset locks; it orders the update, the commits' flushes and
+ * the worker.
+ */
+void vdisplay_composer_update_locked(struct vdisplay_output *out)
+{
+	lockdep_assert_held(&out->compose_lock);
+	out->image_valid = false;
+	vdisplay_composer_build(out);
+}
+
+/**
  * vdisplay_composer_update() - hand the CRTC's new state to the composer
  * @out: the output whose CRTC is being flushed
  *
+ * Adds the damage the commit's planes reported to the rows the next frame
+ * composes, unless the commit changed more than framebuffer contents (a
+ * plane said so, or the CRTC's size, activity or colour pipeline changed)
+ * or no plane of it had damage clips: then the next frame is composed in
+ * full.
+ *
  * Context: the commit's tail, from the CRTC's atomic_flush (which holds
- * no modeset lock in a nonblocking commit).  Takes @out->compose_lock.
+ * no modeset lock in a nonblocking commit), after the planes' updates.
+ * Takes @out->compose_lock.
  */
 void vdisplay_composer_update(struct vdisplay_output *out)
 {
+	const struct drm_crtc_state *crtc_state = out->crtc.state;
+	const struct vdisplay_frame *f = &out->frame;
+
 	mutex_lock(&out->compose_lock);
-	vdisplay_composer_update_locked(out);
+	if (out->commit_full || !out->commit_clips ||
+	    crtc_state->active != f->active ||
+	    crtc_state->mode.hdisplay != f->width ||
+	    crtc_state->mode.vdisplay != f->height ||
+	    crtc_state->color_mgmt_changed)
+		out->image_valid = false;
+	vdisplay_rows_add(&out->damage_y1, &out->damage_y2, out->commit_y1,
+			  out->commit_y2);
+	out->committed = true;
+	out->commit_full = false;
+	out->commit_clips = false;
+	out->commit_y1 = 0;
+	out->commit_y2 = 0;
+	vdisplay_composer_build(out);
+	mutex_unlock(&out->compose_lock);
+}
+
+/**
+ * vdisplay_composer_damage_plane() - note the rows a plane's new contents
+ * damage
+ * @out: the output the plane shows on in @new_state
+ * @old_state: the plane's state before the commit
+ * @new_state: its state in the commit, which changes nothing but the
+ *	framebuffer (or its contents) since @old_state
+ *
+ * Takes the damage helpers' clips, in framebuffer coordinates (the whole
+ * plane when the commit has no FB_DAMAGE_CLIPS for it), to CRTC rows for
+ * the CRTC's flush: an upright unscaled plane's clip covers the rows it
+ * is shown on, any other plane's its whole destination.
+ *
+ * Context: the commit's tail, from the plane's atomic_update, before the
+ * CRTC's flush.  Takes @out->compose_lock.
+ */
+void vdisplay_composer_damage_plane(struct vdisplay_output *out,
+				    const struct drm_plane_state *old_state,
+				    const struct drm_plane_state *new_state)
+{
+	const struct drm_rect *dst = &new_state->dst;
+	int top = new_state->src.y1 >> 16;
+	struct drm_atomic_helper_damage_iter iter;
+	struct drm_rect clip, src, whole_dst;
+	bool whole;
+
+	whole = new_state->fb &&
+		(new_state->rotation != DRM_MODE_ROTATE_0 ||
+		 vdisplay_plane_scaled(new_state, &src, &whole_dst));
+
+	mutex_lock(&out->compose_lock);
+	if (drm_plane_get_damage_clips_count(new_state))
+		out->commit_clips = true;
+	drm_atomic_helper_damage_iter_init(&iter, old_state, new_state);
+	drm_atomic_for_each_plane_damage(&iter, &clip) {
+		int y1 = dst->y1, y2 = dst->y2;
+
+		if (!whole) {
+			y1 = max(y1, dst->y1 + clip.y1 - top);
+			y2 = min(y2, dst->y1 + clip.y2 - top);
+		}
+		vdisplay_rows_add(&out->commit_y1, &out->commit_y2, y1, y2);
+	}
+	mutex_unlock(&out->compose_lock);
+}
+
+/**
+ * vdisplay_composer_damage_all() - the commit changes more than contents
+ * @out: an output a plane of the commit leaves, joins or changes on
+ *
+ * The next frame after the CRTC's flush is composed in full.
+ *
+ * Context: the commit's tail, from a plane's atomic_update, before the
+ * CRTC's flush.  Takes @out->compose_lock.
+ */
+void vdisplay_composer_damage_all(struct vdisplay_output *out)
+{
+	mutex_lock(&out->compose_lock);
+	out->commit_full = true;
 	mutex_unlock(&out->compose_lock);
 }
 

@@ -352,8 +352,9 @@ struct vdisplay_frame {
  *	composed before the latest switch is not reported
  * @crc_seq: vblank sequence of the last CRC reported
  * @crc_seq_valid: @crc_seq is set, since the CRC source was last switched
- * @compose_lock: protects @frame, @wb_pending, @image and @image_size;
- *	taken by the commit (flush, writeback) and the worker
+ * @compose_lock: protects @frame, @wb_pending, @image, @image_size and
+ *	the damage fields below; taken by the commit (plane update, flush,
+ *	writeback) and the worker
  * @frame: scene of the last committed state
  * @wb_pending: writeback targets in the order their jobs were queued on
  *	@wb (DRM core signals the oldest job first); only the worker
@@ -361,6 +362,18 @@ struct vdisplay_frame {
  * @image: the composed frame, XRGB8888, @frame.width x @frame.height,
  *	followed by one line of scratch for the row readers
  * @image_size: bytes allocated at @image
+ * @image_valid: @image is the composition of @frame, except in the rows
+ *	from @damage_y1 to @damage_y2, as far as the damage clients
+ *	declared tells; cleared by any change the damage does not describe
+ * @committed: a commit was flushed since the last composition
+ * @damage_y1: first CRTC row that changed since the last composition
+ * @damage_y2: the row after the last one; no row changed if not above
+ *	@damage_y1
+ * @commit_full: the commit being applied changes more than the contents
+ *	of its framebuffers, or does not say where it changes them
+ * @commit_clips: a plane of the commit being applied has FB_DAMAGE_CLIPS
+ * @commit_y1: first CRTC row the commit being applied damages
+ * @commit_y2: the row after its last one
  */
 struct vdisplay_output {
 	struct vdisplay_device *vd;
@@ -390,6 +403,14 @@ struct vdisplay_output {
 	struct list_head wb_pending;
 	u32 *image;
 	size_t image_size;
+	bool image_valid;
+	bool committed;
+	int damage_y1;
+	int damage_y2;
+	bool commit_full;
+	bool commit_clips;
+	int commit_y1;
+	int commit_y2;
 };
 
 /**
@@ -507,6 +528,10 @@ int vdisplay_writeback_init(struct vdisplay_device *vd,
 /* Composer and CRC */
 void vdisplay_composer_update(struct vdisplay_output *out);
 void vdisplay_composer_update_locked(struct vdisplay_output *out);
+void vdisplay_composer_damage_plane(struct vdisplay_output *out,
+				    const struct drm_plane_state *old_state,
+				    const struct drm_plane_state *new_state);
+void vdisplay_composer_damage_all(struct vdisplay_output *out);
 void vdisplay_compose_work(struct work_struct *work);
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 				     struct vdisplay_wb_target *target);

@@ -115,13 +115,72 @@ static int vdisplay_plane_atomic_check(struct drm_plane *plane,
 						   true, true);
 }
 
+/* The same format and layout of memory, whatever the contents */
+static bool vdisplay_fb_layout_same(const struct drm_framebuffer *a,
+				    const struct drm_framebuffer *b)
+{
+	unsigned int i;
+
+	if (a == b)
+		return true;
+	if (!a || !b || a->format != b->format || a->modifier != b->modifier ||
+	    a->width != b->width || a->height != b->height)
+		return false;
+	for (i = 0; i < a->format->num_planes; i++)
+		if (a->pitches[i] != b->pitches[i])
+			return false;
+	return true;
+}
+
+/*
+ * Everything that places and blends the plane is the same in @a and @b:
+ * only the framebuffer's contents (or another framebuffer alike) differ.
+ */
+static bool vdisplay_plane_layout_same(const struct drm_plane_state *a,
+				       const struct drm_plane_state *b)
+{
+	return a->crtc == b->crtc && a->visible == b->visible &&
+	       a->crtc_x == b->crtc_x && a->crtc_y == b->crtc_y &&
+	       a->crtc_w == b->crtc_w && a->crtc_h == b->crtc_h &&
+	       a->src_x == b->src_x && a->src_y == b->src_y &&
+	       a->src_w == b->src_w && a->src_h == b->src_h &&
+	       drm_rect_equals(&a->src, &b->src) &&
+	       drm_rect_equals(&a->dst, &b->dst) &&
+	       a->alpha == b->alpha &&
+	       a->pixel_blend_mode == b->pixel_blend_mode &&
+	       a->rotation == b->rotation && a->zpos == b->zpos &&
+	       a->normalized_zpos == b->normalized_zpos &&
+	       a->color_encoding == b->color_encoding &&
+	       a->color_range == b->color_range &&
+	       a->scaling_filter == b->scaling_filter &&
+	       vdisplay_fb_layout_same(a->fb, b->fb);
+}
+
+/*
+ * Nothing to program: the CRTC's flush hands the new scene to the
+ * composer, and the framebuffer's fences were waited for by the commit.
+ * What the plane damages is told the composer here, before the flush: a
+ * plane that only shows new contents damages the rows of its clips, any
+ * other change of a plane the whole frame of each CRTC it leaves or joins.
+ */
 static void vdisplay_plane_atomic_update(struct drm_plane *plane,
 					 struct drm_atomic_commit *state)
 {
-	/*
-	 * Nothing to program: the CRTC's flush hands the new scene to the
-	 * composer.  The framebuffer's fences were waited for by the commit.
-	 */
+	struct drm_plane_state *old_state =
+		drm_atomic_get_old_plane_state(state, plane);
+	struct drm_plane_state *new_state =
+		drm_atomic_get_new_plane_state(state, plane);
+
+	if (!vdisplay_plane_layout_same(old_state, new_state)) {
+		if (old_state->crtc)
+			vdisplay_composer_damage_all(crtc_to_output(old_state->crtc));
+		if (new_state->crtc)
+			vdisplay_composer_damage_all(crtc_to_output(new_state->crtc));
+		return;
+	}
+	if (new_state->crtc)
+		vdisplay_composer_damage_plane(crtc_to_output(new_state->crtc),
+					       old_state, new_state);
 }
 
 static void vdisplay_plane_dma_unmap(struct vdisplay_plane_state *vs)
@@ -252,19 +311,8 @@ PRIMEPAIR_DEFINE_ASYNC_CHECK(vdisplay_plane_atomic_async_check)
 static bool vdisplay_plane_state_same(const struct drm_plane_state *a,
 				      const struct drm_plane_state *b)
 {
-	return a->fb == b->fb && a->crtc == b->crtc && !b->fence &&
-	       a->crtc_x == b->crtc_x && a->crtc_y == b->crtc_y &&
-	       a->crtc_w == b->crtc_w && a->crtc_h == b->crtc_h &&
-	       a->src_x == b->src_x && a->src_y == b->src_y &&
-	       a->src_w == b->src_w && a->src_h == b->src_h &&
-	       a->alpha == b->alpha &&
-	       a->pixel_blend_mode == b->pixel_blend_mode &&
-	       a->rotation == b->rotation && a->zpos == b->zpos &&
-	       a->color_encoding == b->color_encoding &&
-	       a->color_range == b->color_range &&
-	       a->scaling_filter == b->scaling_filter &&
-	       a->normalized_zpos == b->normalized_zpos &&
-	       a->visible == b->visible;
+	return a->fb == b->fb && !b->fence &&
+	       vdisplay_plane_layout_same(a, b);
 }
 
 /**
@@ -427,9 +475,9 @@ static int vdisplay_plane_add_properties(struct drm_plane *plane,
 		return ret;
 
 	/*
-	 * Clients may say which part of a framebuffer changed.  The composer
-	 * blends whole frames, which the damage rules allow (damage is the
-	 * least that must be updated), so it takes the hint and ignores it.
+	 * Clients may say which part of a framebuffer changed: after commits
+	 * that change nothing else, the composer blends only the CRTC rows
+	 * the damage covers (see vdisplay_compose()).
 	 */
 	drm_plane_enable_fb_damage_clips(plane);
 
