@@ -313,18 +313,27 @@ void primepair_writeback_capture(struct primepair_kms *kms, struct primepair_out
 			  struct primepair_fb *wb)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+	igt_assert(req);
+	primepair_writeback_capture_req(kms, o, wb, req);
+	drmModeAtomicFree(req);
+}
+
+void primepair_writeback_capture_req(struct primepair_kms *kms,
+				     struct primepair_output *o,
+				     struct primepair_fb *wb,
+				     drmModeAtomicReqPtr req)
+{
 	const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
 	struct pollfd pfd = {};
 	int32_t fence = -1;
 
 	igt_require_f(o->wb_connector_id, "no writeback connector\n");
-	igt_assert(req);
 	primepair_add(kms->fd, req, o->wb_connector_id, t, "CRTC_ID", o->crtc_id);
 	primepair_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_FB_ID", wb->fb_id);
 	primepair_add(kms->fd, req, o->wb_connector_id, t, "WRITEBACK_OUT_FENCE_PTR",
 	       (uint64_t)(uintptr_t)&fence);
 	igt_assert_eq(primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
-	drmModeAtomicFree(req);
 
 	igt_assert_lte(0, fence);
 	pfd.fd = fence;

@@ -105,6 +105,14 @@ int primepair_set_gamma_lut(struct primepair_kms *kms, struct primepair_output *
  */
 void primepair_writeback_capture(struct primepair_kms *kms, struct primepair_output *o,
 			  struct primepair_fb *wb);
+/*
+ * The same, with the writeback job added to @req, whose other properties
+ * are committed with it: the frame captured is the first of that commit.
+ */
+void primepair_writeback_capture_req(struct primepair_kms *kms,
+				     struct primepair_output *o,
+				     struct primepair_fb *wb,
+				     drmModeAtomicReqPtr req);
 
 /* CRC through debugfs: open crtc-N/crc for "auto" and read entries. */
 struct primepair_crc {
