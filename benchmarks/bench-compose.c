@@ -3,12 +3,17 @@
  * bench-compose - guest CPU time a KMS driver's composer spends per frame
  *
  * Not a test: run it in the guest and read the figures.  It drives the
- * first CRTC of a virtual KMS device at 1920x1080 in three scenes:
+ * first CRTC of a virtual KMS device at 1920x1080 in these scenes:
  *
  *   primary    one XRGB8888 plane covering the screen
  *   planes     the same, an ARGB8888 overlay of 960x540 at half alpha and
  *              a 64x64 ARGB8888 cursor
+ *   yuv        the primary plane and an NV12 overlay of 960x540 on it
  *   writeback  the primary plane, and a writeback job every frame
+ *   damage     the primary plane committed every frame after new contents
+ *              in 64 of its rows, which FB_DAMAGE_CLIPS name; and the same
+ *              commits without the clips, for which the whole frame is
+ *              composed again
  *
  * The mode is 1920x1080 at HZ frames per second (15 by default): at 60 a
  * composer slower than 16.7 ms under emulation would drop frames, and its
@@ -16,11 +21,12 @@
  * of the frame time is marked as such: run again at a lower HZ (vdisplay
  * takes 10 and more; vkms any).  vdisplay and vkms compose only when
  * someone looks: the CRC source is on or a writeback job waits.  The
- * first two scenes turn the CRC source on and read N CRCs; the third
- * commits N writeback jobs.  The guest's CPU time (/proc/stat, every CPU,
- * not idle) over those frames, less that of the same span without
- * composition (CRC source off; the same commits without writeback),
- * divided by N, is the composer's time per frame.
+ * writeback scene commits N writeback jobs; the others turn the CRC
+ * source on and read N CRCs, the damage scenes one after each commit.
+ * The guest's CPU time (/proc/stat, every CPU, not idle) over those
+ * frames, less that of the same span without composition (CRC source
+ * off; the same commits without writeback or CRC), divided by N, is the
+ * composer's time per frame.
  *
  *   bench-compose [--device SPEC] [--frames N] [--hz HZ]
  *
@@ -33,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +83,7 @@ struct kms {
 	uint32_t crtc, conn, wb_conn;
 	uint32_t primary, overlay, cursor;
 	uint32_t mode_blob;
-	struct pp_fb fb[2], over, curs, wb;
+	struct pp_fb fb[2], over, curs, wb, nv12;
 };
 
 static void add(struct kms *k, drmModeAtomicReqPtr req, uint32_t id,
@@ -153,6 +160,35 @@ static void new_fb(struct kms *k, struct pp_fb *fb, uint32_t w, uint32_t h,
 	check(pp_fb_add(k->fd, fb), "AddFB2");
 }
 
+/*
+ * An NV12 framebuffer of @w x @h (both even) in one dumb buffer: the luma
+ * plane, then the interleaved chroma at the same pitch.
+ */
+static void new_nv12(struct kms *k, struct pp_fb *fb, uint32_t w, uint32_t h)
+{
+	uint32_t handles[4], pitches[4], offsets[4] = { 0 };
+
+	memset(fb, 0, sizeof(*fb));
+	if (drmModeCreateDumbBuffer(k->fd, w, h * 3 / 2, 8, 0, &fb->handle,
+				    &fb->pitch, &fb->size))
+		die("dumb buffer: %s", strerror(errno));
+	fb->width = w;
+	fb->height = h;
+	fb->format = DRM_FORMAT_NV12;
+	fb->cpp = 1;
+	check(pp_fb_map(k->fd, fb), "mmap");
+	for (uint64_t i = 0; i < fb->size; i++)
+		((uint8_t *)fb->map)[i] = (uint8_t)(i * 7 + i / fb->pitch);
+	handles[0] = fb->handle;
+	handles[1] = fb->handle;
+	pitches[0] = fb->pitch;
+	pitches[1] = fb->pitch;
+	offsets[1] = fb->pitch * h;
+	if (drmModeAddFB2(k->fd, w, h, DRM_FORMAT_NV12, handles, pitches,
+			  offsets, &fb->fb_id, 0))
+		die("AddFB2 NV12: %s", strerror(errno));
+}
+
 static void kms_open(struct kms *k)
 {
 	drmModeRes *res;
@@ -211,17 +247,20 @@ static void kms_open(struct kms *k)
 
 	new_fb(k, &k->fb[0], WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0xff, 3);
 	new_fb(k, &k->fb[1], WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0xff, 5);
-	if (k->overlay)
+	if (k->overlay) {
 		new_fb(k, &k->over, WIDTH / 2, HEIGHT / 2, DRM_FORMAT_ARGB8888,
 		       0x80, 7);
+		new_nv12(k, &k->nv12, WIDTH / 2, HEIGHT / 2);
+	}
 	if (k->cursor)
 		new_fb(k, &k->curs, 64, 64, DRM_FORMAT_ARGB8888, 0xc0, 11);
 	if (k->wb_conn)
 		new_fb(k, &k->wb, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0xff, 1);
 }
 
-/* Show @fb on the primary plane, and the overlay and cursor if @planes */
-static void commit_scene(struct kms *k, const struct pp_fb *fb, bool planes)
+/* Show @fb on the primary plane, @over on the overlay, and the cursor */
+static void commit_scene(struct kms *k, const struct pp_fb *fb,
+			 const struct pp_fb *over, bool cursor)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 
@@ -232,20 +271,18 @@ static void commit_scene(struct kms *k, const struct pp_fb *fb, bool planes)
 	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
 	add_plane(k, req, k->primary, fb, 0, 0);
 	if (k->overlay)
-		add_plane(k, req, k->overlay, planes ? &k->over : NULL,
-			  WIDTH / 4, HEIGHT / 4);
+		add_plane(k, req, k->overlay, over, WIDTH / 4, HEIGHT / 4);
 	if (k->cursor)
-		add_plane(k, req, k->cursor, planes ? &k->curs : NULL, 100, 100);
+		add_plane(k, req, k->cursor, cursor ? &k->curs : NULL, 100, 100);
 	check(drmModeAtomicCommit(k->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
 				  NULL), "modeset");
 	drmModeAtomicFree(req);
 }
 
-/* Busy ns per frame while @frames CRCs are read */
-static double crc_busy_per_frame(struct kms *k, double *seconds)
+/* Turn the CRC source on; its data file, past the first few frames */
+static FILE *crc_open(struct kms *k)
 {
 	char path[256], line[128];
-	int64_t t0, b0;
 	FILE *data;
 	int fd;
 
@@ -264,6 +301,16 @@ static double crc_busy_per_frame(struct kms *k, double *seconds)
 	for (int i = 0; i < 5; i++)
 		if (!fgets(line, sizeof(line), data))
 			die("reading CRCs: %s", strerror(errno));
+	return data;
+}
+
+/* Busy ns per frame while @frames CRCs are read */
+static double crc_busy_per_frame(struct kms *k, double *seconds)
+{
+	FILE *data = crc_open(k);
+	char line[128];
+	int64_t t0, b0;
+
 	t0 = pp_now_ns();
 	b0 = busy_ns();
 	for (unsigned int i = 0; i < frames; i++)
@@ -284,11 +331,11 @@ static double idle_busy_per_second(double seconds)
 	return (busy_ns() - b0) / ((pp_now_ns() - t0) / 1e9);
 }
 
-static double scene_crc(struct kms *k, bool planes)
+static double scene_crc(struct kms *k, const struct pp_fb *over, bool cursor)
 {
 	double secs, per_frame, idle;
 
-	commit_scene(k, &k->fb[0], planes);
+	commit_scene(k, &k->fb[0], over, cursor);
 	per_frame = crc_busy_per_frame(k, &secs);
 	idle = idle_busy_per_second(secs);
 	return per_frame - idle * secs / frames;
@@ -348,10 +395,129 @@ static double scene_writeback(struct kms *k)
 {
 	double with, without;
 
-	commit_scene(k, &k->fb[0], false);
+	commit_scene(k, &k->fb[0], NULL, false);
 	without = commits_busy_per_frame(k, false);
 	with = commits_busy_per_frame(k, true);
 	return without < 0 ? without : with < 0 ? with : with - without;
+}
+
+/* New contents in rows @y1 to @y2 of @fb */
+static void scribble(struct pp_fb *fb, uint32_t y1, uint32_t y2, uint32_t seed)
+{
+	for (uint32_t y = y1; y < y2; y++) {
+		uint32_t *row = (uint32_t *)((char *)fb->map + (size_t)y * fb->pitch);
+
+		for (uint32_t x = 0; x < fb->width; x++)
+			row[x] = 0xff000000u | (x * seed) << 8 | (y ^ seed);
+	}
+}
+
+/*
+ * Wait for the next CRC on @fd (opened non-blocking), then read every one
+ * that is there, so that none overflows the core's queue; returns the
+ * frame number of the last.
+ */
+static uint64_t crc_drain(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t frame = 0;
+	char line[64];
+	ssize_t n;
+
+	if (poll(&pfd, 1, 5000) != 1)
+		die("no CRC within 5 s");
+	while ((n = read(fd, line, sizeof(line) - 1)) > 0) {
+		line[n] = 0;
+		frame = strtoull(line, NULL, 16);
+	}
+	if (n < 0 && errno != EAGAIN)
+		die("reading CRCs: %s", strerror(errno));
+	return frame;
+}
+
+/* Wait for the next vblank of the first CRTC */
+static void wait_vblank(struct kms *k)
+{
+	drmVBlank vbl = { .request = { .type = DRM_VBLANK_RELATIVE,
+				       .sequence = 1 } };
+
+	check(drmWaitVBlank(k->fd, &vbl), "wait for vblank");
+}
+
+/*
+ * Busy ns per frame of @frames frames, each with a nonblocking commit of
+ * the primary's framebuffer after new contents in @band of it, named by
+ * FB_DAMAGE_CLIPS @blob (0: none).  With a CRC file @crc (-1: none), each
+ * commit follows the CRC of the frame before, so that the next frame is
+ * composed after it; *@vblanks counts the frames the CRCs cover.
+ * Without, the commits follow vblanks.
+ */
+static double damage_busy_per_frame(struct kms *k,
+				    const struct drm_mode_rect *band,
+				    uint32_t blob, int crc, uint64_t *vblanks)
+{
+	int64_t b0 = busy_ns();
+	uint64_t first = 0, last = 0;
+
+	for (unsigned int i = 0; i < frames; i++) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		int ret;
+
+		if (!req)
+			die("out of memory");
+		if (crc >= 0) {
+			last = crc_drain(crc);
+			if (!i)
+				first = last;
+		} else {
+			wait_vblank(k);
+		}
+		scribble(&k->fb[0], band->y1, band->y2, i + 1);
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "FB_ID",
+		    k->fb[0].fb_id);
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE,
+		    "FB_DAMAGE_CLIPS", blob);
+		/* The last commit may still be waiting for its vblank. */
+		do {
+			ret = drmModeAtomicCommit(k->fd, req,
+						  DRM_MODE_ATOMIC_NONBLOCK, NULL);
+		} while (ret && errno == EBUSY && !usleep(1000));
+		check(ret, "commit");
+		drmModeAtomicFree(req);
+	}
+	*vblanks = last - first;
+	return (double)(busy_ns() - b0) / frames;
+}
+
+/*
+ * The composer's time per frame when every frame follows a commit with
+ * new contents in 64 rows of the primary plane, which FB_DAMAGE_CLIPS
+ * name if @clips: the commits with the CRC source on less the same
+ * commits with it off.  A frame with no commit since the last is
+ * composed in full: *@per_commit tells how many frames a commit took.
+ */
+static double scene_damage(struct kms *k, bool clips, double *per_commit)
+{
+	const struct drm_mode_rect band = { 0, 508, WIDTH, 572 };
+	double with, without;
+	uint64_t vblanks;
+	uint32_t blob = 0;
+	FILE *crc;
+
+	commit_scene(k, &k->fb[0], NULL, false);
+	if (clips)
+		check(drmModeCreatePropertyBlob(k->fd, &band, sizeof(band),
+						&blob), "damage blob");
+	without = damage_busy_per_frame(k, &band, blob, -1, &vblanks);
+	crc = crc_open(k);
+	if (fcntl(fileno(crc), F_SETFL, O_NONBLOCK))
+		die("O_NONBLOCK: %s", strerror(errno));
+	with = damage_busy_per_frame(k, &band, blob, fileno(crc), &vblanks);
+	*per_commit = (double)vblanks / (frames - 1);
+	fclose(crc);
+	if (blob)
+		drmModeDestroyPropertyBlob(k->fd, blob);
+	return with - without;
 }
 
 static void parse_args(int argc, char **argv)
@@ -405,11 +571,15 @@ int main(int argc, char **argv)
 
 	printf("%s: composer time per %ux%u frame, %u frames at %u Hz per scene\n",
 	       name, WIDTH, HEIGHT, frames, hz);
-	print_scene("primary", scene_crc(&k, false));
+	print_scene("primary", scene_crc(&k, NULL, false));
 	if (k.overlay && k.cursor)
-		print_scene("+ overlay, cursor", scene_crc(&k, true));
+		print_scene("+ overlay, cursor", scene_crc(&k, &k.over, true));
 	else
 		printf("  + overlay, cursor  (no overlay or cursor plane)\n");
+	if (k.overlay)
+		print_scene("+ NV12 overlay", scene_crc(&k, &k.nv12, false));
+	else
+		printf("  + NV12 overlay     (no overlay plane)\n");
 	if (k.wb_conn) {
 		double wb = scene_writeback(&k);
 
@@ -422,8 +592,21 @@ int main(int argc, char **argv)
 		printf("  writeback          (no writeback connector)\n");
 	}
 
+	if (pp_prop_id(k.fd, k.primary, DRM_MODE_OBJECT_PLANE,
+		       "FB_DAMAGE_CLIPS")) {
+		double per_commit;
+
+		print_scene("64 rows, damage", scene_damage(&k, true, &per_commit));
+		printf("  %-18s %7.2f frames a commit\n", "", per_commit);
+		print_scene("64 rows, no clips", scene_damage(&k, false, &per_commit));
+		printf("  %-18s %7.2f frames a commit\n", "", per_commit);
+	} else {
+		printf("  64 rows, damage    (no FB_DAMAGE_CLIPS)\n");
+	}
+
 	for (int i = 0; i < 2; i++)
 		pp_fb_destroy(k.fd, &k.fb[i]);
+	pp_fb_destroy(k.fd, &k.nv12);
 	pp_fb_destroy(k.fd, &k.over);
 	pp_fb_destroy(k.fd, &k.curs);
 	pp_fb_destroy(k.fd, &k.wb);
