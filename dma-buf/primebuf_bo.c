@@ -452,12 +452,16 @@ static unsigned int primebuf_segments(struct primebuf_bo *bo,
 /**
  * primebuf_attachment_drop_sgt - forget a device's cached mapping
  * @pa: the attachment
+ *
+ * The last use already gave the pages back to the CPU, which may have
+ * written them since: the unmap must not sync (nor, under swiotlb, copy
+ * a stale bounce buffer over those writes).
  */
 void primebuf_attachment_drop_sgt(struct primebuf_attachment *pa)
 {
 	if (!pa->sgt_mapped)
 		return;
-	dma_unmap_sgtable(pa->dev, &pa->sgt, pa->dir, 0);
+	dma_unmap_sgtable(pa->dev, &pa->sgt, pa->dir, DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(&pa->sgt);
 	pa->sgt_mapped = false;
 	pa->nsegs = 0;		/* no table, no segments to describe */
@@ -474,6 +478,15 @@ void primebuf_attachment_drop_sgt(struct primebuf_attachment *pa)
  * without rebuilding or remapping it, so their cost does not depend on
  * the size of the buffer.  CPU writes reach the device through
  * DMA_BUF_IOCTL_SYNC, which syncs every cached table.
+ *
+ * A dma-buf may have several attachments with writable mappings of the
+ * same pages at once: two importers, or one device that imported the
+ * buffer again while a job still holds the first import.  Ownership of
+ * the pages moves between CPU and device at each use, not at map time,
+ * so the mapping is made without CPU sync and every use, the first one
+ * included, syncs for the device here and for the CPU in
+ * primebuf_attachment_unmap(); writers are ordered by the buffer's
+ * reservation fences.
  *
  * Return: the table, or an ERR_PTR.
  */
@@ -516,7 +529,7 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 		return ERR_PTR(ret);
 	primebuf_segments(bo, &pa->constraints, pa->sgt.sgl);
 
-	ret = dma_map_sgtable(pa->dev, &pa->sgt, dir, 0);
+	ret = dma_map_sgtable(pa->dev, &pa->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret) {
 		sg_free_table(&pa->sgt);
 		return ERR_PTR(ret);
@@ -524,6 +537,7 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 	pa->sgt_mapped = true;
 	pa->dir = dir;
 	pa->nsegs = nsegs;
+	dma_sync_sgtable_for_device(pa->dev, &pa->sgt, dir);
 
 out_hit:
 	pa->map_count++;
