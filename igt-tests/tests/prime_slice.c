@@ -245,6 +245,80 @@ igt_main
 		close(s.display);
 	}
 
+	igt_describe("Two vrender clients import one dma-buf and take turns writing it: each import has its own attachment and mapping, and the buffer holds both clients' writes");
+	igt_subtest("two-importers-write") {
+		const uint32_t half = HEIGHT / 2;
+		uint32_t import2, want, got;
+		uint64_t offset;
+		uint32_t *map;
+		int render2;
+
+		read_counters(&base);
+		slice_create(&s, 6);
+		render2 = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+		igt_assert_eq(drmPrimeFDToHandle(render2, s.dmabuf, &import2),
+			      0);
+		assert_live(&base, 1, 2, 1);
+
+		/*
+		 * Alternate writers, so that each import's mapping is in use
+		 * right after the other's.  Rows of the top half come from the
+		 * first client, rows of the bottom half from the second.
+		 */
+		for (uint32_t round = 0; round < 4; round++) {
+			struct drm_vrender_cmd top =
+				primepair_vrender_fill(s.import, 0, s.pitch, 0,
+						       0, WIDTH, half,
+						       0x11000000 + round);
+			struct drm_vrender_cmd bottom =
+				primepair_vrender_fill(import2, 0, s.pitch, 0,
+						       half, WIDTH,
+						       HEIGHT - half,
+						       0x22000000 + round);
+
+			primepair_vrender_submit(s.render, &top, 1);
+			primepair_vrender_submit(render2, &bottom, 1);
+		}
+		primepair_vrender_bo_wait(s.render, s.import, 5e9);
+		primepair_vrender_bo_wait(render2, import2, 5e9);
+
+		/* Both clients' writes reached the exporter's pages. */
+		igt_assert_eq(drmModeMapDumbBuffer(s.display, s.dumb, &offset),
+			      0);
+		map = mmap(NULL, s.size, PROT_READ, MAP_SHARED, s.display,
+			   offset);
+		igt_assert(map != MAP_FAILED);
+		for (uint32_t y = 0; y < HEIGHT; y++) {
+			want = y < half ? 0x11000003 : 0x22000003;
+			for (uint32_t x = 0; x < WIDTH; x++) {
+				got = map[y * (s.pitch / 4) + x];
+				igt_assert_f(got == want,
+					     "pixel %u,%u is 0x%08x, not 0x%08x\n",
+					     x, y, got, want);
+			}
+		}
+		s.cpu_crc = primepair_crc32(0, map,
+					    (size_t)s.pitch * HEIGHT);
+		igt_assert_eq(munmap(map, s.size), 0);
+
+		/* Each importer reads what both wrote. */
+		igt_assert_eq_u32(slice_gpu_crc(&s), s.cpu_crc);
+		igt_assert_eq_u32(primepair_vrender_crc32(render2, import2,
+							  (uint64_t)s.pitch *
+							  HEIGHT),
+				  s.cpu_crc);
+
+		igt_assert_eq(drmCloseBufferHandle(render2, import2), 0);
+		close(render2);
+		assert_live(&base, 1, 1, 1);
+		igt_assert_eq(drmCloseBufferHandle(s.render, s.import), 0);
+		close(s.dmabuf);
+		igt_assert_eq(drmModeDestroyDumbBuffer(s.display, s.dumb), 0);
+		assert_live(&base, 0, 0, 0);
+		close(s.render);
+		close(s.display);
+	}
+
 	igt_describe("PRIME ioctls reject bad input with the errno DRM core documents");
 	igt_subtest("bad-prime-input") {
 		uint32_t handle;
