@@ -210,6 +210,16 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 #define PRIMEPAIR_FORMAT_MOD_SUPPORTED_ASYNC(fn)
 #endif
 
+/*
+ * 6.19: plane colour pipelines (struct drm_colorop, the COLOR_PIPELINE
+ * plane property, DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE).  Drivers build
+ * theirs only where the core has them; elsewhere planes keep only the
+ * legacy COLOR_ENCODING and COLOR_RANGE.
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 19)
+#define PRIMEPAIR_HAVE_COLOR_PIPELINE	1
+#endif
+
 /* After 6.12 (first built here: 7.3): struct drm_atomic_state became drm_atomic_commit. */
 #if !PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
 #define drm_atomic_commit	drm_atomic_state
