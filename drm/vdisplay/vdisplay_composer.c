@@ -242,9 +242,13 @@ static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
 
 		if (copy) {
 			vdisplay_read_layer_row(row, l, y - l->dst.y1, n);
+			if (l->pipeline.nsteps)
+				vdisplay_pipeline_apply(&l->pipeline, row, n);
 			continue;
 		}
 		vdisplay_read_layer_row(line, l, y - l->dst.y1, n);
+		if (l->pipeline.nsteps)
+			vdisplay_pipeline_apply(&l->pipeline, line, n);
 		for (i = 0; i < n; i++) {
 			u32 px = line[i];
 
@@ -718,9 +722,14 @@ static void vdisplay_layer_from_state(struct vdisplay_layer *l,
 			l->fmt->cr_byte;
 		l->cb_pitch = state->fb->pitches[l->fmt->cb_plane];
 		l->cr_pitch = state->fb->pitches[l->fmt->cr_plane];
-		vdisplay_layer_yuv(l, state->color_encoding,
-				   state->color_range);
+		if (vs->legacy_color_ignored)
+			vdisplay_layer_yuv(l, VDISPLAY_DEFAULT_ENCODING,
+					   VDISPLAY_DEFAULT_RANGE);
+		else
+			vdisplay_layer_yuv(l, state->color_encoding,
+					   state->color_range);
 	}
+	l->pipeline = vs->pipeline;
 }
 
 /* S31.32 sign-magnitude, as the uapi has it, to Q32.32 within +-256 */

@@ -655,6 +655,8 @@ static int __init vdisplay_init(void)
 	unsigned int i;
 	int ret;
 
+	vdisplay_colorop_tables_init();
+
 	config = kzalloc(sizeof(*config), GFP_KERNEL);
 	if (!config)
 		return -ENOMEM;

@@ -122,6 +122,52 @@ struct vdisplay_config {
 	bool contiguous;
 };
 
+/*
+ * The YCbCr encoding and range planes read YUV framebuffers with by
+ * default, and whenever COLOR_ENCODING and COLOR_RANGE are ignored
+ */
+#define VDISPLAY_DEFAULT_ENCODING	DRM_COLOR_YCBCR_BT601
+#define VDISPLAY_DEFAULT_RANGE		DRM_COLOR_YCBCR_LIMITED_RANGE
+
+/* The operations of a plane's colour pipeline (see vdisplay_colorop.c) */
+#define VDISPLAY_PIPELINE_MAX_OPS	4
+/* Entries of the pipeline's 1D LUT */
+#define VDISPLAY_LUT1D_SIZE		4096
+
+/* What one operation of a plane's colour pipeline does */
+enum vdisplay_step_kind {
+	VDISPLAY_STEP_CURVE,
+	VDISPLAY_STEP_MATRIX,
+	VDISPLAY_STEP_LUT,
+};
+
+/**
+ * struct vdisplay_step - an operation of a plane's colour pipeline that is
+ * not bypassed
+ * @kind: curve, matrix or LUT
+ * @curve: a curve's DRM_COLOROP_1D_CURVE_* type
+ * @lut: a LUT's VDISPLAY_LUT1D_SIZE entries, in a blob the plane state
+ *	holds a reference on
+ * @matrix: a matrix's three rows of red, green and blue coefficients and
+ *	an offset, in two's complement Q24 (clamped to +-128)
+ */
+struct vdisplay_step {
+	enum vdisplay_step_kind kind;
+	unsigned int curve;
+	const struct drm_color_lut32 *lut;
+	s64 matrix[12];
+};
+
+/**
+ * struct vdisplay_pipeline - what the composer runs on a plane's pixels
+ * @nsteps: operations in @steps, in order; none: the pixels as they are
+ * @steps: the operations
+ */
+struct vdisplay_pipeline {
+	unsigned int nsteps;
+	struct vdisplay_step steps[VDISPLAY_PIPELINE_MAX_OPS];
+};
+
 /**
  * struct vdisplay_plane_state - plane state with its framebuffer's mappings
  * @base: the core state, embedded
@@ -130,12 +176,22 @@ struct vdisplay_config {
  * @map: kernel mapping of each GEM object of the framebuffer, held from
  *	prepare_fb to cleanup_fb
  * @data: @map plus the framebuffer's offsets
+ * @pipeline: the plane's colour pipeline, taken from its colorops by the
+ *	atomic check
+ * @pipeline_blobs: the blobs @pipeline reads, a reference held on each
+ * @legacy_color_ignored: the state was checked in a commit of a client
+ *	with DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE, so YUV is read with
+ *	VDISPLAY_DEFAULT_ENCODING and VDISPLAY_DEFAULT_RANGE, whatever
+ *	COLOR_ENCODING and COLOR_RANGE say
  */
 struct vdisplay_plane_state {
 	struct drm_plane_state base;
 	struct sg_table *sgt[DRM_FORMAT_MAX_PLANES];
 	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
 	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
+	struct vdisplay_pipeline pipeline;
+	struct drm_property_blob *pipeline_blobs[VDISPLAY_PIPELINE_MAX_OPS];
+	bool legacy_color_ignored;
 };
 
 /* Most formats a plane or the writeback connector offers */
@@ -241,6 +297,8 @@ struct vdisplay_axis {
  * @jy: see @rotated and @scaled
  * @h: horizontal sampling of a @scaled layer
  * @v: vertical sampling of a @scaled layer
+ * @pipeline: the plane's colour pipeline, run on its pixels before they
+ *	are blended
  */
 struct vdisplay_layer {
 	const void *vaddr;
@@ -262,6 +320,7 @@ struct vdisplay_layer {
 	int ox, oy, ix, iy, jx, jy;
 	struct vdisplay_axis h;
 	struct vdisplay_axis v;
+	struct vdisplay_pipeline pipeline;
 };
 
 /**
@@ -490,6 +549,61 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 					enum drm_plane_type type,
 					unsigned int zpos,
 					unsigned int max_zpos);
+
+/* Plane colour pipeline, where the core has colorops */
+#ifdef PRIMEPAIR_HAVE_COLOR_PIPELINE
+void vdisplay_colorop_tables_init(void);
+int vdisplay_plane_colorops_init(struct vdisplay_device *vd,
+				 struct drm_plane *plane);
+int vdisplay_plane_pipeline_check(struct drm_atomic_commit *state,
+				  struct drm_plane *plane);
+bool vdisplay_plane_pipeline_changed(const struct drm_plane_state *old_state,
+				     const struct drm_plane_state *new_state);
+void vdisplay_plane_pipeline_copy(struct vdisplay_plane_state *dst,
+				  const struct vdisplay_plane_state *src);
+void vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs);
+void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u32 *px,
+			     unsigned int n);
+#else
+static inline void vdisplay_colorop_tables_init(void)
+{
+}
+
+static inline int vdisplay_plane_colorops_init(struct vdisplay_device *vd,
+					       struct drm_plane *plane)
+{
+	return 0;
+}
+
+static inline int vdisplay_plane_pipeline_check(struct drm_atomic_commit *state,
+						struct drm_plane *plane)
+{
+	return 0;
+}
+
+static inline bool
+vdisplay_plane_pipeline_changed(const struct drm_plane_state *old_state,
+				const struct drm_plane_state *new_state)
+{
+	return false;
+}
+
+static inline void
+vdisplay_plane_pipeline_copy(struct vdisplay_plane_state *dst,
+			     const struct vdisplay_plane_state *src)
+{
+}
+
+static inline void
+vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs)
+{
+}
+
+static inline void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p,
+					   u32 *px, unsigned int n)
+{
+}
+#endif
 
 /* Pixel formats */
 const struct vdisplay_format *vdisplay_format_find(u32 fourcc);

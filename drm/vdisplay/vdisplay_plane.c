@@ -42,6 +42,7 @@ static void vdisplay_plane_reset(struct drm_plane *plane)
 	struct vdisplay_plane_state *vs;
 
 	if (plane->state) {
+		vdisplay_plane_pipeline_release(to_vdisplay_plane_state(plane->state));
 		__drm_atomic_helper_plane_destroy_state(plane->state);
 		kfree(to_vdisplay_plane_state(plane->state));
 		plane->state = NULL;
@@ -66,12 +67,14 @@ vdisplay_plane_duplicate_state(struct drm_plane *plane)
 		return NULL;
 	/* The copy gets its own vmap in prepare_fb, @map stays zeroed. */
 	__drm_atomic_helper_plane_duplicate_state(plane, &vs->base);
+	vdisplay_plane_pipeline_copy(vs, to_vdisplay_plane_state(plane->state));
 	return &vs->base;
 }
 
 static void vdisplay_plane_destroy_state(struct drm_plane *plane,
 					 struct drm_plane_state *state)
 {
+	vdisplay_plane_pipeline_release(to_vdisplay_plane_state(state));
 	__drm_atomic_helper_plane_destroy_state(state);
 	kfree(to_vdisplay_plane_state(state));
 }
@@ -99,6 +102,11 @@ static int vdisplay_plane_atomic_check(struct drm_plane *plane,
 	struct drm_plane_state *new_state =
 		drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *crtc_state;
+	int ret;
+
+	ret = vdisplay_plane_pipeline_check(state, plane);
+	if (ret)
+		return ret;
 
 	/* The core refuses a framebuffer without a CRTC already. */
 	if (!new_state->fb || !new_state->crtc)
@@ -153,6 +161,7 @@ static bool vdisplay_plane_layout_same(const struct drm_plane_state *a,
 	       a->color_encoding == b->color_encoding &&
 	       a->color_range == b->color_range &&
 	       a->scaling_filter == b->scaling_filter &&
+	       !vdisplay_plane_pipeline_changed(a, b) &&
 	       vdisplay_fb_layout_same(a->fb, b->fb);
 }
 
@@ -299,6 +308,9 @@ static int vdisplay_plane_atomic_async_check(struct drm_plane *plane,
 
 	if (flip)
 		return 0;
+	/* The update keeps the current state's colour pipeline. */
+	if (vdisplay_plane_pipeline_changed(old_state, new_state))
+		return -EINVAL;
 	if (plane->type != DRM_PLANE_TYPE_CURSOR || !old_state->fb ||
 	    !new_state->fb || !old_state->visible || !new_state->visible)
 		return -EINVAL;
@@ -368,7 +380,8 @@ bool vdisplay_cursor_toggle_async(struct drm_atomic_commit *state)
 			continue;
 		}
 		/* As the helpers: no fence, no commit still programming it */
-		if (new_ps->fence || (old_ps->commit &&
+		if (new_ps->fence || vdisplay_plane_pipeline_changed(old_ps, new_ps) ||
+		    (old_ps->commit &&
 				      !try_wait_for_completion(&old_ps->commit->hw_done)))
 			return false;
 		ncursors++;
@@ -463,8 +476,8 @@ static int vdisplay_plane_add_properties(struct drm_plane *plane,
 						BIT(DRM_COLOR_YCBCR_BT2020),
 						BIT(DRM_COLOR_YCBCR_LIMITED_RANGE) |
 						BIT(DRM_COLOR_YCBCR_FULL_RANGE),
-						DRM_COLOR_YCBCR_BT601,
-						DRM_COLOR_YCBCR_LIMITED_RANGE);
+						VDISPLAY_DEFAULT_ENCODING,
+						VDISPLAY_DEFAULT_RANGE);
 	if (ret)
 		return ret;
 
@@ -520,6 +533,9 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 	drm_plane_helper_add(plane, &vdisplay_plane_helper_funcs);
 
 	ret = vdisplay_plane_add_properties(plane, zpos, max_zpos);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = vdisplay_plane_colorops_init(vd, plane);
 	if (ret)
 		return ERR_PTR(ret);
 	return plane;

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdisplay - the planes' colour pipeline
+ *
+ * Built only where the DRM core has colour operations (6.19 on, see
+ * include/primepair/compat.h); vdisplay_drv.h gives the other kernels
+ * stubs that do nothing.
+ */
+
+/**
+ * DOC: vdisplay plane colour pipeline
+ *
+ * Each plane offers one colour pipeline besides "Bypass" in its
+ * COLOR_PIPELINE property, which a client sees once it sets
+ * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its four operations, each with a
+ * BYPASS property that is true at first, apply in this order:
+ *
+ * 1. a 1D curve, any of the eight named ones of the core (sRGB, PQ 125,
+ *    BT.2020 and gamma 2.2, each way);
+ * 2. a 3x4 matrix: three rows of red, green and blue coefficients and an
+ *    offset, in S31.32 sign-magnitude;
+ * 3. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
+ * 4. a second 1D curve, to encode again what the first decoded.
+ *
+ * The composer runs them on each pixel of the plane as it reads it,
+ * before blending, on red, green and blue in signed fixed point with 24
+ * fractional bits: values from -128 to 128 pass from one operation to the
+ * next, so a matrix may leave [0, 1] and PQ's 0 to 125 fits.  A curve or
+ * the LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
+ * PQ 125 inverse EOTF); the matrix takes any, its coefficients and
+ * offsets cut to +-128, and saturates.  The result is clamped to
+ * [0, 1] and rounded to 8 bits.  Alpha goes through unchanged, and
+ * premultiplied pixels are transformed as they are.  A matrix or LUT not
+ * bypassed but without DATA passes its input through.
+ *
+ * The curves are tables computed at module load in integer arithmetic
+ * (fixed-point log2 and exp2), with nodes spaced as a float with 6 bits
+ * of mantissa: 64 per octave from 2^-18 to 128, so that steep curves near
+ * black (gamma 2.2 inverse, PQ) are as exact as the rest; between nodes
+ * they are linear.  An 8-bit value through a curve and its inverse comes
+ * back unchanged.
+ *
+ * The atomic check takes what the composer needs from the colorop states
+ * of the plane's pipeline into the plane's state: the active operations,
+ * the matrix converted, and a reference on each LUT's blob.  The scene
+ * the composer draws copies it at the CRTC's flush; the worker never
+ * reads a colorop state.
+ *
+ * A commit from a client that set the cap has the plane's COLOR_ENCODING
+ * and COLOR_RANGE ignored, as the core asks of drivers (it hides them from
+ * such a client, but does not refuse them): YUV framebuffers are then
+ * read as BT.601 limited range, the properties' defaults.
+ */
+
+#include <linux/bits.h>
+#include <linux/cache.h>
+#include <linux/math.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_plane.h>
+#include <drm/drm_property.h>
+
+#include "vdisplay_drv.h"
+
+#ifdef PRIMEPAIR_HAVE_COLOR_PIPELINE
+
+#include <linux/sprintf.h>
+
+#include <drm/drm_colorop.h>
+
+/* ----------------------------------------------------------------------
+ * Fixed point: pixels in Q24 (s32), curves computed in Q32 (u64)
+ */
+
+#define VD_Q24_ONE	BIT(24)
+#define VD_Q32_ONE	BIT_ULL(32)
+/* A constant num / den in Q32, rounded */
+#define VD_Q32(num, den)	DIV_ROUND_CLOSEST_ULL((num) * VD_Q32_ONE, den)
+/* ln 2 in Q62 */
+#define VD_LN2_Q62	0x2c5c85fdf473de6bULL
+
+/* log2 of @x > 0, both in Q32; exact to about 2^-32 */
+static s64 vd_log2(u64 x)
+{
+	int n = fls64(x) - 1;
+	u64 m = x << (62 - n), frac = 0;
+	int i;
+
+	/* m in [1, 2) in Q62; each squaring yields one bit of the fraction */
+	for (i = 31; i >= 0; i--) {
+		m = mul_u64_u64_shr(m, m, 62);
+		if (m >> 63) {
+			m >>= 1;
+			frac |= BIT_ULL(i);
+		}
+	}
+	return ((s64)(n - 32) << 32) + (s64)frac;
+}
+
+/* 2^@y, @y in Q32 below 30, the result in Q32 */
+static u64 vd_exp2(s64 y)
+{
+	s64 k = y >> 32;
+	u64 z = mul_u64_u64_shr((u64)y & U32_MAX, VD_LN2_Q62, 32);
+	u64 sum = BIT_ULL(62), term = BIT_ULL(62);
+	unsigned int i, shift;
+
+	if (k < -32)
+		return 0;
+	/* 2^f = e^(f ln 2) for the fraction f, by its series, in Q62 */
+	for (i = 1; term; i++) {
+		term = div_u64(mul_u64_u64_shr(term, z, 62), i);
+		sum += term;
+	}
+	shift = 30 - k;
+	return (sum + BIT_ULL(shift - 1)) >> shift;
+}
+
+/* @x^(@num / @den), @x in Q32 */
+static u64 vd_pow(u64 x, u32 num, u32 den)
+{
+	if (!x)
+		return 0;
+	return vd_exp2(div_s64(vd_log2(x) * num, den));
+}
+
+/* ----------------------------------------------------------------------
+ * The curves, from their standards
+ */
+
+/* sRGB, IEC 61966-2-1 */
+#define VD_SRGB_OFFSET		VD_Q32(55, 1000)
+/* BT.2020 (and BT.709) alpha 1.09929682680944 and beta 0.018053968510807 */
+#define VD_BT2020_ALPHA		4721443920ULL
+#define VD_BT2020_BETA		77541204ULL
+/* SMPTE ST 2084 c1, c2, c3 (m1 = 2610 / 16384, m2 = 2523 / 32) */
+#define VD_PQ_C1		(3424ULL << 20)
+#define VD_PQ_C2		(2413ULL << 25)
+#define VD_PQ_C3		(2392ULL << 25)
+
+static u64 vd_srgb_eotf(u64 x)
+{
+	if (x <= VD_Q32(4045, 100000))
+		return div_u64(x * 25, 323);
+	return vd_pow(div_u64((x + VD_SRGB_OFFSET) * 200, 211), 12, 5);
+}
+
+static u64 vd_srgb_inv_eotf(u64 x)
+{
+	u64 p;
+
+	if (x <= VD_Q32(31308, 10000000))
+		return div_u64(x * 323, 25);
+	p = div_u64(vd_pow(x, 5, 12) * 211, 200);
+	return p > VD_SRGB_OFFSET ? p - VD_SRGB_OFFSET : 0;
+}
+
+static u64 vd_gamma22(u64 x)
+{
+	return vd_pow(x, 11, 5);
+}
+
+static u64 vd_gamma22_inv(u64 x)
+{
+	return vd_pow(x, 5, 11);
+}
+
+static u64 vd_bt2020_oetf(u64 x)
+{
+	if (x < VD_BT2020_BETA)
+		return div_u64(x * 9, 2);
+	return mul_u64_u64_shr(VD_BT2020_ALPHA, vd_pow(x, 9, 20), 32) -
+	       (VD_BT2020_ALPHA - VD_Q32_ONE);
+}
+
+static u64 vd_bt2020_inv_oetf(u64 x)
+{
+	if (x < div_u64(VD_BT2020_BETA * 9, 2))
+		return div_u64(x * 2, 9);
+	return vd_pow(mul_u64_u64_div_u64(x + VD_BT2020_ALPHA - VD_Q32_ONE,
+					  VD_Q32_ONE, VD_BT2020_ALPHA), 20, 9);
+}
+
+/* PQ, 0 to 1 in, 0 to 125 out (125 is 10000 cd/m^2) */
+static u64 vd_pq_eotf(u64 x)
+{
+	u64 p = vd_pow(x, 32, 2523), num, den;
+
+	if (p <= VD_PQ_C1)
+		return 0;
+	num = p - VD_PQ_C1;
+	den = VD_PQ_C2 - ((p * 2392) >> 7);
+	return 125 * vd_pow(mul_u64_u64_div_u64(num, VD_Q32_ONE, den),
+			    16384, 2610);
+}
+
+static u64 vd_pq_inv_eotf(u64 x)
+{
+	u64 p = vd_pow(div_u64(x, 125), 2610, 16384);
+	u64 num = VD_PQ_C1 + ((p * 2413) >> 7);
+	u64 den = VD_Q32_ONE + ((p * 2392) >> 7);
+
+	return vd_pow(mul_u64_u64_div_u64(num, VD_Q32_ONE, den), 2523, 32);
+}
+
+/**
+ * struct vd_curve - a named 1D curve
+ * @fn: the curve on its domain, in Q32
+ * @top: the end of its domain, in Q24
+ */
+struct vd_curve {
+	u64 (*fn)(u64 x);
+	u32 top;
+};
+
+static const struct vd_curve vd_curves[DRM_COLOROP_1D_CURVE_COUNT] = {
+	[DRM_COLOROP_1D_CURVE_SRGB_EOTF] = { vd_srgb_eotf, VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_SRGB_INV_EOTF] = { vd_srgb_inv_eotf, VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_PQ_125_EOTF] = { vd_pq_eotf, VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_PQ_125_INV_EOTF] = { vd_pq_inv_eotf, 125 * VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_BT2020_INV_OETF] = { vd_bt2020_inv_oetf, VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_BT2020_OETF] = { vd_bt2020_oetf, VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_GAMMA22] = { vd_gamma22, VD_Q24_ONE },
+	[DRM_COLOROP_1D_CURVE_GAMMA22_INV] = { vd_gamma22_inv, VD_Q24_ONE },
+};
+
+/*
+ * Table nodes: the first VD_MANT_STEPS at each Q24 step, then
+ * VD_MANT_STEPS per octave up to 2^31 (128.0), the last node alone.
+ */
+#define VD_MANT_BITS	6
+#define VD_MANT_STEPS	BIT(VD_MANT_BITS)
+#define VD_NODES	(VD_MANT_STEPS * (32 - VD_MANT_BITS) + 1)
+
+static u32 vd_curve_tables[DRM_COLOROP_1D_CURVE_COUNT][VD_NODES] __ro_after_init;
+
+static u32 vd_node_x(unsigned int i)
+{
+	if (i < VD_MANT_STEPS)
+		return i;
+	i -= VD_MANT_STEPS;
+	return (VD_MANT_STEPS + (i % VD_MANT_STEPS)) << (i / VD_MANT_STEPS);
+}
+
+/**
+ * vdisplay_colorop_tables_init() - compute the curves' tables
+ *
+ * Context: module init, before any device exists.
+ */
+void vdisplay_colorop_tables_init(void)
+{
+	unsigned int type, i;
+
+	for (type = 0; type < DRM_COLOROP_1D_CURVE_COUNT; type++) {
+		u64 top = (u64)vd_curves[type].top << 8;
+
+		for (i = 0; i < VD_NODES; i++) {
+			u64 x = min_t(u64, (u64)vd_node_x(i) << 8, top);
+			u64 y = (vd_curves[type].fn(x) + 128) >> 8;
+
+			vd_curve_tables[type][i] = min_t(u64, y, S32_MAX);
+		}
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * Applying the pipeline, in the composer's worker
+ */
+
+static s32 vd_apply_curve(unsigned int type, s32 v)
+{
+	const u32 *t = vd_curve_tables[type];
+	u32 u = clamp_t(s32, v, 0, vd_curves[type].top), frac;
+	unsigned int sh, i;
+
+	if (u < VD_MANT_STEPS)
+		return t[u];
+	sh = fls(u) - 1 - VD_MANT_BITS;
+	i = (sh << VD_MANT_BITS) + (u >> sh);
+	frac = u & (BIT(sh) - 1);
+	if (!frac)
+		return t[i];
+	return t[i] + (s32)((((s64)t[i + 1] - t[i]) * frac) >> sh);
+}
+
+static u32 vd_lut_channel(const struct drm_color_lut32 *e, unsigned int c)
+{
+	return c == 0 ? e->red : c == 1 ? e->green : e->blue;
+}
+
+/* Channel @c (0 red, 1 green, 2 blue) of the LUT at @v, in Q24 */
+static s32 vd_apply_lut(const struct drm_color_lut32 *lut, unsigned int c,
+			s32 v)
+{
+	u64 pos = (u64)clamp_t(s32, v, 0, VD_Q24_ONE) *
+		  (VDISPLAY_LUT1D_SIZE - 1);
+	unsigned int i = pos >> 24;
+	u32 frac = pos & (VD_Q24_ONE - 1);
+	s64 a = vd_lut_channel(&lut[i], c), out = a;
+
+	if (frac)
+		out += (((s64)vd_lut_channel(&lut[i + 1], c) - a) * frac) >> 24;
+	/* 0xffffffff is 1.0 */
+	return (out >> 8) + (out >> 31);
+}
+
+static void vd_apply_matrix(const s64 *m, s32 *rgb)
+{
+	s64 out[3];
+	unsigned int c;
+
+	for (c = 0; c < 3; c++) {
+		const s64 *row = &m[4 * c];
+		/* each product below 2^62: add them at 2^-40 */
+		s64 sum = (row[0] * rgb[0] >> 8) + (row[1] * rgb[1] >> 8) +
+			  (row[2] * rgb[2] >> 8);
+
+		out[c] = ((sum + (1LL << 15)) >> 16) + row[3];
+	}
+	for (c = 0; c < 3; c++)
+		rgb[c] = clamp_t(s64, out[c], S32_MIN, S32_MAX);
+}
+
+static void vd_apply_step(const struct vdisplay_step *s, s32 *rgb)
+{
+	unsigned int c;
+
+	switch (s->kind) {
+	case VDISPLAY_STEP_CURVE:
+		for (c = 0; c < 3; c++)
+			rgb[c] = vd_apply_curve(s->curve, rgb[c]);
+		break;
+	case VDISPLAY_STEP_MATRIX:
+		vd_apply_matrix(s->matrix, rgb);
+		break;
+	case VDISPLAY_STEP_LUT:
+		for (c = 0; c < 3; c++)
+			rgb[c] = vd_apply_lut(s->lut, c, rgb[c]);
+		break;
+	}
+}
+
+/**
+ * vdisplay_pipeline_apply() - run a plane's colour pipeline on pixels
+ * @p: the plane's active operations, at least one
+ * @px: @n ARGB8888 pixels, transformed in place
+ * @n: number of pixels
+ *
+ * Context: the composer, under the output's compose_lock.
+ */
+void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u32 *px,
+			     unsigned int n)
+{
+	unsigned int i, s, c;
+
+	for (i = 0; i < n; i++) {
+		u32 out = px[i] & 0xff000000;
+		s32 rgb[3];
+
+		for (c = 0; c < 3; c++)
+			rgb[c] = (((px[i] >> (16 - 8 * c)) & 0xff) << 24 | 127) / 255;
+		for (s = 0; s < p->nsteps; s++)
+			vd_apply_step(&p->steps[s], rgb);
+		for (c = 0; c < 3; c++) {
+			u32 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
+
+			out |= ((v * 255 + BIT(23)) >> 24) << (16 - 8 * c);
+		}
+		px[i] = out;
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * The atomic check: the plane state takes what the composer needs
+ */
+
+/* S31.32 sign-magnitude to Q24 two's complement, within +-128 */
+static s64 vd_s31_32_to_q24(u64 v)
+{
+	s64 q = min_t(u64, ((v & ~BIT_ULL(63)) + 128) >> 8, S32_MAX);
+
+	return v & BIT_ULL(63) ? -q : q;
+}
+
+/**
+ * vdisplay_plane_pipeline_release() - drop a plane state's pipeline
+ * @vs: the plane state
+ *
+ * Context: any; puts the references on the LUT blobs.
+ */
+void vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDISPLAY_PIPELINE_MAX_OPS; i++) {
+		drm_property_blob_put(vs->pipeline_blobs[i]);
+		vs->pipeline_blobs[i] = NULL;
+	}
+	memset(&vs->pipeline, 0, sizeof(vs->pipeline));
+}
+
+/**
+ * vdisplay_plane_pipeline_copy() - give a duplicated plane state the
+ * pipeline of the one it copies
+ * @dst: the new state, whose pipeline is empty
+ * @src: the state it duplicates
+ *
+ * Context: the plane's atomic_duplicate_state.
+ */
+void vdisplay_plane_pipeline_copy(struct vdisplay_plane_state *dst,
+				  const struct vdisplay_plane_state *src)
+{
+	unsigned int i;
+
+	dst->pipeline = src->pipeline;
+	dst->legacy_color_ignored = src->legacy_color_ignored;
+	for (i = 0; i < VDISPLAY_PIPELINE_MAX_OPS; i++) {
+		dst->pipeline_blobs[i] = src->pipeline_blobs[i];
+		if (dst->pipeline_blobs[i])
+			drm_property_blob_get(dst->pipeline_blobs[i]);
+	}
+}
+
+/* Add the operation @op in @cs to @vs's pipeline, unless it changes nothing. */
+static int vd_add_step(struct vdisplay_plane_state *vs, struct drm_colorop *op,
+		       const struct drm_colorop_state *cs)
+{
+	struct vdisplay_pipeline *p = &vs->pipeline;
+	struct vdisplay_step *s = &p->steps[p->nsteps];
+	const struct drm_color_ctm_3x4 *ctm;
+	unsigned int i;
+
+	if (p->nsteps >= VDISPLAY_PIPELINE_MAX_OPS)
+		return -EINVAL;
+	switch (op->type) {
+	case DRM_COLOROP_1D_CURVE:
+		if (cs->curve_1d_type >= DRM_COLOROP_1D_CURVE_COUNT)
+			return -EINVAL;
+		s->kind = VDISPLAY_STEP_CURVE;
+		s->curve = cs->curve_1d_type;
+		break;
+	case DRM_COLOROP_CTM_3X4:
+		if (!cs->data)
+			return 0;
+		/* The core let through only blobs of the matrix's size. */
+		ctm = cs->data->data;
+		s->kind = VDISPLAY_STEP_MATRIX;
+		for (i = 0; i < ARRAY_SIZE(s->matrix); i++)
+			s->matrix[i] = vd_s31_32_to_q24(ctm->matrix[i]);
+		break;
+	case DRM_COLOROP_1D_LUT:
+		if (!cs->data)
+			return 0;
+		if (cs->data->length != VDISPLAY_LUT1D_SIZE * sizeof(*s->lut))
+			return -EINVAL;
+		s->kind = VDISPLAY_STEP_LUT;
+		s->lut = cs->data->data;
+		vs->pipeline_blobs[p->nsteps] = drm_property_blob_get(cs->data);
+		break;
+	default:
+		return -EINVAL;
+	}
+	p->nsteps++;
+	return 0;
+}
+
+/**
+ * vdisplay_plane_pipeline_check() - take the plane's colour pipeline into
+ * its new state
+ * @state: the commit being checked
+ * @plane: a plane of @state
+ *
+ * Walks the pipeline COLOR_PIPELINE selects, reading each colorop's state
+ * in @state, or its current one when @state does not change it, and
+ * keeps the operations not bypassed.  Notes whether @state comes from a
+ * client with DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE, for which the plane's
+ * COLOR_ENCODING and COLOR_RANGE are ignored.
+ *
+ * Context: the plane's atomic_check, with the plane's lock held.
+ * Return: 0, or -EINVAL for a pipeline the composer cannot run.
+ */
+int vdisplay_plane_pipeline_check(struct drm_atomic_commit *state,
+				  struct drm_plane *plane)
+{
+	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
+	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(ps);
+	const struct drm_colorop_state *cs;
+	struct drm_colorop *op;
+	int ret;
+
+	vdisplay_plane_pipeline_release(vs);
+	vs->legacy_color_ignored = state->plane_color_pipeline;
+
+	for (op = ps->color_pipeline; op; op = op->next) {
+		if (op->plane != plane)
+			return -EINVAL;
+		cs = drm_atomic_get_new_colorop_state(state, op) ?: op->state;
+		if (cs->bypass)
+			continue;
+		ret = vd_add_step(vs, op, cs);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vdisplay_plane_pipeline_changed() - does a commit change what the
+ * plane's colour pipeline does?
+ * @old_state: the plane's state before the commit
+ * @new_state: its state in the commit
+ *
+ * Return: true if the commit selects another pipeline or sets a property
+ * of one of the plane's colorops.
+ */
+bool vdisplay_plane_pipeline_changed(const struct drm_plane_state *old_state,
+				     const struct drm_plane_state *new_state)
+{
+	return old_state->color_pipeline != new_state->color_pipeline ||
+	       new_state->color_mgmt_changed;
+}
+
+/* ----------------------------------------------------------------------
+ * The colorop objects
+ */
+
+/**
+ * struct vd_colorops - the colorops of one plane, in pipeline order
+ * @ops: the operations
+ */
+struct vd_colorops {
+	struct drm_colorop ops[VDISPLAY_PIPELINE_MAX_OPS];
+};
+
+/* Undo an initialised colorop; the memory is the device's (drmm). */
+static void vd_colorop_cleanup(struct drm_colorop *op)
+{
+	if (!op->dev)
+		return;
+	drm_colorop_cleanup(op);
+	op->dev = NULL;
+}
+
+/*
+ * Released before the core's mode config cleanup, which would otherwise
+ * destroy the colorops from its list after their memory is gone.
+ */
+static void vd_colorops_release(struct drm_device *drm, void *data)
+{
+	struct vd_colorops *c = data;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->ops); i++)
+		vd_colorop_cleanup(&c->ops[i]);
+}
+
+static const struct drm_colorop_funcs vd_colorop_funcs = {
+	.destroy = vd_colorop_cleanup,
+};
+
+/**
+ * vdisplay_plane_colorops_init() - give a plane its colour pipeline
+ * @vd: the device
+ * @plane: the plane, initialised
+ *
+ * Context: device probe, before drm_mode_config_reset().
+ * Return: 0 or a negative errno.
+ */
+int vdisplay_plane_colorops_init(struct vdisplay_device *vd,
+				 struct drm_plane *plane)
+{
+	const u64 curves = GENMASK_ULL(DRM_COLOROP_1D_CURVE_COUNT - 1, 0);
+	const u32 flags = DRM_COLOROP_FLAG_ALLOW_BYPASS;
+	struct drm_prop_enum_list pipeline;
+	struct drm_device *drm = &vd->drm;
+	struct drm_colorop *ops;
+	struct vd_colorops *c;
+	char name[DRM_PROP_NAME_LEN];
+	unsigned int i;
+	int ret;
+
+	c = drmm_kzalloc(drm, sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(drm, vd_colorops_release, c);
+	if (ret)
+		return ret;
+	ops = c->ops;
+
+	ret = drm_plane_colorop_curve_1d_init(drm, &ops[0], plane,
+					      &vd_colorop_funcs, curves, flags);
+	if (ret)
+		return ret;
+	ret = drm_plane_colorop_ctm_3x4_init(drm, &ops[1], plane,
+					     &vd_colorop_funcs, flags);
+	if (ret)
+		return ret;
+	ret = drm_plane_colorop_curve_1d_lut_init(drm, &ops[2], plane,
+						  &vd_colorop_funcs,
+						  VDISPLAY_LUT1D_SIZE,
+						  DRM_COLOROP_LUT1D_INTERPOLATION_LINEAR,
+						  flags);
+	if (ret)
+		return ret;
+	ret = drm_plane_colorop_curve_1d_init(drm, &ops[3], plane,
+					      &vd_colorop_funcs, curves, flags);
+	if (ret)
+		return ret;
+	for (i = 0; i + 1 < VDISPLAY_PIPELINE_MAX_OPS; i++)
+		drm_colorop_set_next_property(&ops[i], &ops[i + 1]);
+
+	/* An enum entry is named by its first operation's object id. */
+	snprintf(name, sizeof(name), "Color Pipeline %u", ops[0].base.id);
+	pipeline.type = ops[0].base.id;
+	pipeline.name = name;
+	return drm_plane_create_color_pipeline_property(plane, &pipeline, 1);
+}
+
+#endif /* PRIMEPAIR_HAVE_COLOR_PIPELINE */
