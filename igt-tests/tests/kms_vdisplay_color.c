@@ -281,14 +281,6 @@ static void test_wrong_size(struct ctx *c)
 					      GAMMA_SIZE, 0), 0);
 }
 
-/* A CTM coefficient in the uapi's S31.32 sign-magnitude */
-static uint64_t s31_32(double v)
-{
-	uint64_t mag = (uint64_t)llround(fabs(v) * 4294967296.0);
-
-	return v < 0 ? mag | 1ull << 63 : mag;
-}
-
 /*
  * The reference of the whole pipeline: each 8-bit channel through
  * @degamma to 16 bits (without one, v * 0x101), the @ctm (row by row) in
@@ -334,7 +326,7 @@ static void check_pipeline(struct ctx *c, const struct drm_color_lut *degamma,
 
 	if (ctm) {
 		for (int i = 0; i < 9; i++)
-			blob.matrix[i] = s31_32(ctm[i]);
+			blob.matrix[i] = primepair_s31_32(ctm[i]);
 	}
 	igt_assert_eq(set_blob(c, "DEGAMMA_LUT", degamma,
 			       GAMMA_SIZE * sizeof(*degamma), 0), 0);

@@ -241,14 +241,6 @@ static void add_op(struct ctx *c, drmModeAtomicReqPtr req, uint32_t op,
 	primepair_add(c->kms.fd, req, op, DRM_MODE_OBJECT_COLOROP, name, value);
 }
 
-/* A 3x4 matrix coefficient in S31.32 sign-magnitude */
-static uint64_t s31_32(double v)
-{
-	uint64_t mag = (uint64_t)llround(fabs(v) * 4294967296.0);
-
-	return v < 0 ? mag | 1ull << 63 : mag;
-}
-
 static uint32_t blob_of(struct ctx *c, const void *data, size_t size)
 {
 	uint32_t blob;
@@ -280,7 +272,7 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 		uint64_t m[12];
 
 		for (int i = 0; i < 12; i++)
-			m[i] = s31_32(cfg->matrix[i]);
+			m[i] = primepair_s31_32(cfg->matrix[i]);
 		ctm = blob_of(c, m, sizeof(m));
 	}
 	add_op(c, req, p->ops[1], "DATA", ctm);
