@@ -50,7 +50,7 @@ build() {
 		-I"$lib" -I"$libpp" \
 		-I"$top/lib/libvrender" -I"$uapi" -I"$uapi/drm" "$lib"/*.c \
 		"$here/selftest.c" "$tmp/libprimepair.a" \
-		$(pkg-config --cflags --libs libdrm) \
+		$(pkg-config --cflags --libs libdrm) -lm \
 		-o "$exe" 2>"$tmp/build.log"
 }
 
