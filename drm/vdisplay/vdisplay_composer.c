@@ -321,6 +321,31 @@ static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
 }
 
 /*
+ * The image's allocation: @frame.height rows of @frame.width pixels, two
+ * lines of scratch (the row readers' and the CRC's), then the CRC of each
+ * row.
+ */
+static size_t vdisplay_image_bytes(const struct vdisplay_frame *f)
+{
+	return ((size_t)f->width * (f->height + 2) + f->height) * 4;
+}
+
+static u32 *vdisplay_row(struct vdisplay_output *out, int y)
+{
+	return out->image + (size_t)y * out->frame.width;
+}
+
+static u32 *vdisplay_scratch_line(struct vdisplay_output *out, int n)
+{
+	return vdisplay_row(out, out->frame.height + n);
+}
+
+static u32 *vdisplay_row_crcs(struct vdisplay_output *out)
+{
+	return vdisplay_scratch_line(out, 2);
+}
+
+/*
  * Rows @y1 to @y2 of the image: black below, unless the bottom plane
  * covers them opaquely, then every layer that crosses them, bottom first,
  * then the CRTC's colour pipeline on them alone.
@@ -330,8 +355,8 @@ static void vdisplay_compose_rows(struct vdisplay_output *out, int y1, int y2)
 	const struct vdisplay_frame *f = &out->frame;
 	const struct vdisplay_layer *bottom = &f->layers[0];
 	size_t i, npixels = (size_t)(y2 - y1) * f->width;
-	u32 *rows = out->image + (size_t)y1 * f->width;
-	u32 *line = out->image + (size_t)f->width * f->height;
+	u32 *rows = vdisplay_row(out, y1);
+	u32 *line = vdisplay_scratch_line(out, 0);
 
 	if (!f->nlayers || !vdisplay_layer_is_copy(bottom) ||
 	    bottom->dst.x1 > 0 || bottom->dst.y1 > y1 ||
@@ -375,11 +400,18 @@ static void vdisplay_rows_add(int *r1, int *r2, int y1, int y2)
  * damage is the least that must be updated, and rows outside it may show
  * what the previous frame showed there until a frame is composed in full.
  * The writeback and the CRC read the whole image all the same.
+ *
+ * With @crc, the CRC of every row is kept up to date too (see
+ * vdisplay_frame_crc()): a row composed again is compared with what it
+ * held, and only a row that changed is read for its CRC once more.
  */
-static void vdisplay_compose(struct vdisplay_output *out)
+static void vdisplay_compose(struct vdisplay_output *out, bool crc)
 {
 	const struct vdisplay_frame *f = &out->frame;
-	int y1 = 0, y2 = f->height;
+	size_t row_bytes = (size_t)f->width * 4;
+	u32 *row_crc = vdisplay_row_crcs(out);
+	u32 *old = vdisplay_scratch_line(out, 1);
+	int y, y1 = 0, y2 = f->height;
 
 	lockdep_assert_held(&out->compose_lock);
 
@@ -387,8 +419,28 @@ static void vdisplay_compose(struct vdisplay_output *out)
 		y1 = max(out->damage_y1, 0);
 		y2 = min_t(int, out->damage_y2, f->height);
 	}
-	if (y1 < y2)
-		vdisplay_compose_rows(out, y1, y2);
+	if (out->row_crc_width != f->width || out->row_crc_height != f->height)
+		out->row_crc_valid = false;
+
+	if (!crc || !out->row_crc_valid) {
+		if (y1 < y2)
+			vdisplay_compose_rows(out, y1, y2);
+		out->row_crc_valid = crc;
+		for (y = 0; crc && y < (int)f->height; y++)
+			row_crc[y] = crc32_le(0, (const u8 *)vdisplay_row(out, y),
+					      row_bytes);
+	} else {
+		for (y = y1; y < y2; y++) {
+			memcpy(old, vdisplay_row(out, y), row_bytes);
+			vdisplay_compose_rows(out, y, y + 1);
+			if (memcmp(old, vdisplay_row(out, y), row_bytes))
+				row_crc[y] = crc32_le(0,
+						      (const u8 *)vdisplay_row(out, y),
+						      row_bytes);
+		}
+	}
+	out->row_crc_width = f->width;
+	out->row_crc_height = f->height;
 	out->image_valid = true;
 	out->committed = false;
 	out->damage_y1 = 0;
@@ -411,10 +463,9 @@ static void vdisplay_write_back(struct vdisplay_output *out,
 	}
 }
 
-/* The image, and one line more for the row readers. */
 static bool vdisplay_image_reserve(struct vdisplay_output *out)
 {
-	size_t size = (size_t)out->frame.width * (out->frame.height + 1) * 4;
+	size_t size = vdisplay_image_bytes(&out->frame);
 
 	lockdep_assert_held(&out->compose_lock);
 
@@ -423,6 +474,7 @@ static bool vdisplay_image_reserve(struct vdisplay_output *out)
 	kvfree(out->image);
 	out->image_size = 0;
 	out->image_valid = false;
+	out->row_crc_valid = false;
 	out->image = kvmalloc(size, GFP_KERNEL);
 	if (!out->image)
 		return false;
@@ -472,6 +524,55 @@ static void vdisplay_wb_signal_done(struct vdisplay_output *out,
 		if (armed)
 			drm_crtc_vblank_put(&out->crtc);
 	}
+}
+
+/*
+ * The CRC register is linear: running it over row A then row B gives the
+ * register run over A alone, advanced over as many zero bytes as B has
+ * (what the zeros do to it depends on the register alone), xor B's CRC
+ * from 0.  Advancing over one row of zeros is a linear map of 32 bits,
+ * kept as four tables of 256 entries, one per byte of the register; they
+ * are built from the 32 single-bit registers, each run over a zero row.
+ */
+static void vdisplay_crc_build_shift(struct vdisplay_output *out)
+{
+	size_t row_bytes = (size_t)out->frame.width * 4;
+	u8 *zeros = (u8 *)vdisplay_scratch_line(out, 1);
+	u32 bit[32];
+	unsigned int i, k, v;
+
+	memset(zeros, 0, row_bytes);
+	for (i = 0; i < 32; i++)
+		bit[i] = crc32_le(BIT(i), zeros, row_bytes);
+	for (k = 0; k < 4; k++) {
+		out->crc_shift[k][0] = 0;
+		for (v = 1; v < 256; v++)
+			out->crc_shift[k][v] = out->crc_shift[k][v & (v - 1)] ^
+					       bit[8 * k + __ffs(v)];
+	}
+	out->crc_shift_width = out->frame.width;
+}
+
+/*
+ * The CRC of the whole image, from the CRCs of its rows: what crc32_le()
+ * over width * height * 4 bytes from ~0 gives, read in 4 bytes a row.
+ */
+static u32 vdisplay_frame_crc(struct vdisplay_output *out)
+{
+	const u32 *row_crc = vdisplay_row_crcs(out);
+	u32 crc = ~0U;
+	unsigned int y;
+
+	lockdep_assert_held(&out->compose_lock);
+
+	if (out->crc_shift_width != out->frame.width)
+		vdisplay_crc_build_shift(out);
+	for (y = 0; y < out->frame.height; y++)
+		crc = out->crc_shift[0][crc & 0xff] ^
+		      out->crc_shift[1][(crc >> 8) & 0xff] ^
+		      out->crc_shift[2][(crc >> 16) & 0xff] ^
+		      out->crc_shift[3][crc >> 24] ^ row_crc[y];
+	return crc;
 }
 
 /*
@@ -533,10 +634,9 @@ void vdisplay_compose_work(struct work_struct *work)
 		return;
 	}
 
-	vdisplay_compose(out);
+	vdisplay_compose(out, crc_enabled);
 	if (crc_enabled)
-		crc = crc32_le(~0U, (const u8 *)out->image,
-			       (size_t)out->frame.width * out->frame.height * 4);
+		crc = vdisplay_frame_crc(out);
 	if (wb) {
 		/*
 		 * The atomic check matched the framebuffer to the mode of its

@@ -411,15 +411,16 @@ struct vdisplay_frame {
  *	composed before the latest switch is not reported
  * @crc_seq: vblank sequence of the last CRC reported
  * @crc_seq_valid: @crc_seq is set, since the CRC source was last switched
- * @compose_lock: protects @frame, @wb_pending, @image, @image_size and
- *	the damage fields below; taken by the commit (plane update, flush,
+ * @compose_lock: protects @frame, @wb_pending, @image, @image_size, the
+ *	damage and CRC fields below; taken by the commit (plane update, flush,
  *	writeback) and the worker
  * @frame: scene of the last committed state
  * @wb_pending: writeback targets in the order their jobs were queued on
  *	@wb (DRM core signals the oldest job first); only the worker
  *	completes them, so the two queues stay in step
  * @image: the composed frame, XRGB8888, @frame.width x @frame.height,
- *	followed by one line of scratch for the row readers
+ *	followed by two lines of scratch (the row readers' and the CRC's)
+ *	and the CRC of each row
  * @image_size: bytes allocated at @image
  * @image_valid: @image is the composition of @frame, except in the rows
  *	from @damage_y1 to @damage_y2, as far as the damage clients
@@ -433,6 +434,13 @@ struct vdisplay_frame {
  * @commit_clips: a plane of the commit being applied has FB_DAMAGE_CLIPS
  * @commit_y1: first CRTC row the commit being applied damages
  * @commit_y2: the row after its last one
+ * @row_crc_valid: the row CRCs after @image hold crc32_le() from 0 of each
+ *	row of a @row_crc_width x @row_crc_height image
+ * @row_crc_width: width of the image the row CRCs were taken of
+ * @row_crc_height: its height
+ * @crc_shift_width: row width, in pixels, @crc_shift was built for
+ * @crc_shift: what one row of zero bytes does to the CRC register, one
+ *	table per byte of the register
  */
 struct vdisplay_output {
 	struct vdisplay_device *vd;
@@ -470,6 +478,11 @@ struct vdisplay_output {
 	bool commit_clips;
 	int commit_y1;
 	int commit_y2;
+	bool row_crc_valid;
+	u32 row_crc_width;
+	u32 row_crc_height;
+	u32 crc_shift_width;
+	u32 crc_shift[4][256];
 };
 
 /**

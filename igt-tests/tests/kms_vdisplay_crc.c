@@ -5,12 +5,14 @@
  * The interface IGT's CRC library reads: crtc-N/crc/control takes the
  * source "auto", crtc-N/crc/data yields one "frame crc" line per vblank.
  * An unchanged picture keeps its CRC, one changed pixel changes it, and
- * restoring the pixel restores it.
+ * restoring the pixel restores it.  The value is the CRC-32 register over
+ * the picture, computed here from the framebuffer's pixels.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -36,6 +38,30 @@ static uint32_t crc_after(struct primepair_crc *crc, uint64_t after)
 	return value;
 }
 
+/*
+ * What vdisplay reports for a full-screen XRGB8888 framebuffer: the CRC-32
+ * register, preset to ~0 and not inverted at the end (so the complement
+ * of zlib's crc32()), over the picture's rows, each pixel's unused byte
+ * 0xff.
+ */
+static uint32_t picture_crc(const struct primepair_fb *fb)
+{
+	uint32_t *row = malloc(fb->width * 4), crc = 0;
+	unsigned int x, y;
+
+	igt_assert(row);
+	for (y = 0; y < fb->height; y++) {
+		const uint32_t *src = (const uint32_t *)
+			((const uint8_t *)fb->map + (size_t)y * fb->pitch);
+
+		for (x = 0; x < fb->width; x++)
+			row[x] = src[x] | 0xff000000;
+		crc = primepair_crc32(crc, row, fb->width * 4);
+	}
+	free(row);
+	return ~crc;
+}
+
 static void test_crc(struct primepair_kms *kms, struct primepair_output *o)
 {
 	uint64_t frame, prev_frame, seq;
@@ -51,6 +77,7 @@ static void test_crc(struct primepair_kms *kms, struct primepair_output *o)
 
 	primepair_crc_start(kms, o, &crc);
 	primepair_crc_get(&crc, &prev_frame, &base);
+	igt_assert_eq_u32(base, picture_crc(&fb));
 
 	/* Stable: the same CRC for each following frame, frames rising */
 	for (i = 0; i < 5; i++) {
@@ -65,7 +92,9 @@ static void test_crc(struct primepair_kms *kms, struct primepair_output *o)
 		o->mode.hdisplay / 2;
 	*px ^= 0x00000100;
 	seq = primepair_wait_vblank(kms, o);
-	igt_assert_neq_u32(crc_after(&crc, seq), base);
+	value = crc_after(&crc, seq);
+	igt_assert_neq_u32(value, base);
+	igt_assert_eq_u32(value, picture_crc(&fb));
 
 	*px ^= 0x00000100;
 	seq = primepair_wait_vblank(kms, o);
@@ -115,6 +144,7 @@ static void test_crc_every_frame(struct primepair_kms *kms,
 
 	primepair_crc_start(kms, o, &crc);
 	primepair_crc_get(&crc, &prev_frame, &base);
+	igt_assert_eq_u32(base, picture_crc(&fb));
 	for (i = 0; i < 120; i++) {
 		primepair_crc_get(&crc, &frame, &value);
 		igt_assert_eq_u64(frame, prev_frame + 1);
