@@ -554,8 +554,8 @@ static void vdisplay_crc_build_shift(struct vdisplay_output *out)
 }
 
 /*
- * The CRC of the whole image, from the CRCs of its rows: what crc32_le()
- * over width * height * 4 bytes from ~0 gives, read in 4 bytes a row.
+ * The CRC of the whole image, from the CRCs of its rows, top row first:
+ * what crc32_le() from ~0 over its width * height * 4 bytes gives.
  */
 static u32 vdisplay_frame_crc(struct vdisplay_output *out)
 {

@@ -434,8 +434,9 @@ struct vdisplay_frame {
  * @commit_clips: a plane of the commit being applied has FB_DAMAGE_CLIPS
  * @commit_y1: first CRTC row the commit being applied damages
  * @commit_y2: the row after its last one
- * @row_crc_valid: the row CRCs after @image hold crc32_le() from 0 of each
- *	row of a @row_crc_width x @row_crc_height image
+ * @row_crc_valid: the row CRCs at the end of @image's allocation hold
+ *	crc32_le() from 0 of each row of a @row_crc_width x @row_crc_height
+ *	image
  * @row_crc_width: width of the image the row CRCs were taken of
  * @row_crc_height: its height
  * @crc_shift_width: row width, in pixels, @crc_shift was built for
