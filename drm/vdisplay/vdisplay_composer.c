@@ -475,7 +475,8 @@ static bool vdisplay_image_reserve(struct vdisplay_output *out)
 	out->image_size = 0;
 	out->image_valid = false;
 	out->row_crc_valid = false;
-	out->image = kvmalloc(size, GFP_KERNEL);
+	/* Up to 256 MiB for a made-up 8192x8192 mode: fail quietly. */
+	out->image = kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!out->image)
 		return false;
 	out->image_size = size;

@@ -171,18 +171,18 @@ static int vdisplay_atomic_check(struct drm_device *dev,
  * The vblank timer is derived from the timings, so they must give a frame
  * time the timer can run: totals small enough that htotal * vtotal cannot
  * overflow on the way to the frame duration, and a refresh rate within
- * what a display offers.  The active area may not exceed what the
- * connectors advertise.
+ * what a display offers.  The active area may be larger than the modes
+ * the connectors list (userspace may make up a mode, such as 2560x1440
+ * on a connector listing up to 1920x1080), up to the framebuffer limit.
  */
 static enum drm_mode_status vdisplay_mode_valid(struct drm_device *dev,
 						const struct drm_display_mode *mode)
 {
-	struct vdisplay_device *vd = to_vdisplay(dev);
 	int refresh;
 
-	if (mode->hdisplay > vd->config.max_width)
+	if (mode->hdisplay > VDISPLAY_MAX_SIZE)
 		return MODE_VIRTUAL_X;
-	if (mode->vdisplay > vd->config.max_height)
+	if (mode->vdisplay > VDISPLAY_MAX_SIZE)
 		return MODE_VIRTUAL_Y;
 	if (mode->htotal > VDISPLAY_MAX_TOTAL || mode->htotal < mode->hdisplay)
 		return MODE_H_ILLEGAL;
@@ -242,8 +242,8 @@ int vdisplay_config_check(const struct vdisplay_config *config)
 	    config->nplanes > VDISPLAY_MAX_PLANES ||
 	    config->nencoders > VDISPLAY_MAX_ENCODERS ||
 	    config->nconnectors > VDISPLAY_MAX_CONNECTORS ||
-	    config->max_width < VDISPLAY_MIN_SIZE || config->max_width > 8192 ||
-	    config->max_height < VDISPLAY_MIN_SIZE || config->max_height > 8192)
+	    config->max_width < VDISPLAY_MIN_SIZE || config->max_width > VDISPLAY_MAX_SIZE ||
+	    config->max_height < VDISPLAY_MIN_SIZE || config->max_height > VDISPLAY_MAX_SIZE)
 		return -EINVAL;
 	crtcs = GENMASK(config->ncrtcs - 1, 0);
 	encoders = config->nencoders ? GENMASK(config->nencoders - 1, 0) : 0;
@@ -352,8 +352,10 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	drm->mode_config.helper_private = &vdisplay_mode_config_helpers;
 	drm->mode_config.min_width = VDISPLAY_MIN_SIZE;
 	drm->mode_config.min_height = VDISPLAY_MIN_SIZE;
-	drm->mode_config.max_width = 8192;
-	drm->mode_config.max_height = 8192;
+	drm->mode_config.max_width = VDISPLAY_MAX_SIZE;
+	drm->mode_config.max_height = VDISPLAY_MAX_SIZE;
+	drm->mode_config.cursor_width = VDISPLAY_MAX_CURSOR;
+	drm->mode_config.cursor_height = VDISPLAY_MAX_CURSOR;
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.normalize_zpos = true;
 	/* DRM_MODE_PAGE_FLIP_ASYNC, legacy and (6.8 on) atomic */

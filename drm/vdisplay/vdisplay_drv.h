@@ -31,6 +31,15 @@
  * as vkms's, so that cursors such as IGT's 64x21 ones can be added
  */
 #define VDISPLAY_MIN_SIZE	10
+/*
+ * Largest framebuffer and largest mode a CRTC drives.  The connectors list
+ * modes up to max_width x max_height only, as a monitor's EDID would, but
+ * a mode userspace makes up may be as large as this, as on a display
+ * engine driving any timings within its limits.
+ */
+#define VDISPLAY_MAX_SIZE	8192
+/* Largest cursor userspace is told of (DRM_CAP_CURSOR_WIDTH/HEIGHT) */
+#define VDISPLAY_MAX_CURSOR	512
 /* The preferred mode */
 #define VDISPLAY_PREF_WIDTH	1024
 #define VDISPLAY_PREF_HEIGHT	768

@@ -510,6 +510,16 @@ static int vdisplay_plane_add_properties(struct drm_plane *plane,
 						    BIT(DRM_MODE_BLEND_COVERAGE));
 }
 
+/*
+ * Any cursor size up to VDISPLAY_MAX_CURSOR works; these are the ones
+ * userspace is told to prefer, smallest first, as the cursor image is
+ * blended every frame that is composed.
+ */
+static const struct drm_plane_size_hint vdisplay_cursor_sizes[] = {
+	{ 64, 64 }, { 128, 128 }, { 256, 256 },
+	{ VDISPLAY_MAX_CURSOR, VDISPLAY_MAX_CURSOR },
+};
+
 struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 					u32 possible_crtcs,
 					enum drm_plane_type type,
@@ -535,6 +545,12 @@ struct drm_plane *vdisplay_plane_create(struct vdisplay_device *vd,
 	ret = vdisplay_plane_add_properties(plane, zpos, max_zpos);
 	if (ret)
 		return ERR_PTR(ret);
+	if (type == DRM_PLANE_TYPE_CURSOR) {
+		ret = drm_plane_add_size_hints_property(plane, vdisplay_cursor_sizes,
+							ARRAY_SIZE(vdisplay_cursor_sizes));
+		if (ret)
+			return ERR_PTR(ret);
+	}
 	ret = vdisplay_plane_colorops_init(vd, plane);
 	if (ret)
 		return ERR_PTR(ret);

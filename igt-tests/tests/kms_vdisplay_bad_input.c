@@ -258,19 +258,19 @@ static void mode_totals_overflow(drmModeModeInfo *m)
 /* A coherent 60 Hz mode, wider or taller than the connectors offer */
 static void mode_too_wide(drmModeModeInfo *m)
 {
-	m->hdisplay = 4096;
-	m->hsync_start = 4104;
-	m->hsync_end = 4200;
-	m->htotal = 4400;
+	m->hdisplay = 8200;
+	m->hsync_start = 8208;
+	m->hsync_end = 8300;
+	m->htotal = 8400;
 	m->clock = m->htotal * m->vtotal * 60 / 1000;
 }
 
 static void mode_too_tall(drmModeModeInfo *m)
 {
-	m->vdisplay = 4096;
-	m->vsync_start = 4100;
-	m->vsync_end = 4104;
-	m->vtotal = 4200;
+	m->vdisplay = 8200;
+	m->vsync_start = 8204;
+	m->vsync_end = 8208;
+	m->vtotal = 8300;
 	m->clock = m->htotal * m->vtotal * 60 / 1000;
 }
 
@@ -284,8 +284,8 @@ static const struct bad_mode bad_modes[] = {
 	{ "300 Hz", mode_300hz },
 	{ "double scan", mode_dblscan },
 	{ "vscan 65535", mode_vscan },
-	{ "wider than max_width", mode_too_wide },
-	{ "taller than max_height", mode_too_tall },
+	{ "wider than 8192", mode_too_wide },
+	{ "taller than 8192", mode_too_tall },
 };
 
 static int setcrtc_mode(struct primepair_kms *kms, struct primepair_output *o,

@@ -4,7 +4,8 @@
  *
  * Reloads vdisplay with outputs=4 overlays=2, and checks the resources
  * match the parameters, that each CRTC sets a mode, counts vblanks and
- * turns off again, and that the mode list stops at max_width/max_height.
+ * turns off again, that the mode list stops at max_width/max_height and
+ * that a made-up mode past that list still works.
  * Then the hotplug file: unplugging a connector sends a hotplug uevent
  * and the connector reads disconnected with no modes; plugging it back
  * restores both.
@@ -93,6 +94,66 @@ static void test_no_optional_planes(void)
 	igt_assert_neq(system("modprobe vdisplay outputs=5 2>/dev/null"), 0);
 	igt_assert_neq(system("modprobe vdisplay overlays=5 2>/dev/null"), 0);
 	igt_assert_eq(system("modprobe vdisplay"), 0);
+}
+
+/*
+ * A mode userspace makes up may be larger than any the connector lists
+ * (a compositor's custom 1280x720 on a connector listing up to 800x600):
+ * it is set, scanned out and written back pixel for pixel.  Past the
+ * framebuffer limit, 8192, it is refused (kms_vdisplay_bad_input).
+ */
+static void test_custom_mode(void)
+{
+	static const drmModeModeInfo m720 = {
+		.clock = 74250,
+		.hdisplay = 1280, .hsync_start = 1390, .hsync_end = 1430,
+		.htotal = 1650,
+		.vdisplay = 720, .vsync_start = 725, .vsync_end = 730,
+		.vtotal = 750,
+		.vrefresh = 60,
+		.flags = DRM_MODE_FLAG_PHSYNC | DRM_MODE_FLAG_PVSYNC,
+		.type = DRM_MODE_TYPE_USERDEF,
+		.name = "1280x720",
+	};
+	struct primepair_fb fb, wb;
+	struct primepair_kms kms;
+	struct primepair_output *o;
+	drmModeConnectorPtr c;
+	uint64_t seq;
+	uint32_t *ref;
+	int i;
+
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER,
+				"max_width=800 max_height=600");
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	c = drmModeGetConnector(kms.fd, o->connector_id);
+	igt_assert(c && c->count_modes > 0);
+	for (i = 0; i < c->count_modes; i++)
+		igt_assert_lte(c->modes[i].hdisplay, 800);
+	drmModeFreeConnector(c);
+
+	o->mode = m720;
+	primepair_fb_create(kms.fd, 1280, 720, DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_fill_random(&fb, 720);
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+	seq = primepair_wait_vblank(&kms, o);
+	igt_assert_eq_u64(primepair_wait_vblank(&kms, o), seq + 1);
+
+	ref = calloc(1280 * 720, sizeof(*ref));
+	igt_assert(ref);
+	primepair_ref_blend(ref, 1280, 720, &fb, 0, 0, 0, 0, 1280, 720,
+			    0xffff, PRIMEPAIR_BLEND_PREMULTI);
+	primepair_fb_create(kms.fd, 1280, 720, DRM_FORMAT_XRGB8888, &wb);
+	primepair_writeback_capture(&kms, o, &wb);
+	igt_assert_eq_u32(primepair_compare(&wb, ref, 0), 0);
+
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &wb);
+	primepair_fb_destroy(kms.fd, &fb);
+	free(ref);
+	primepair_kms_close(&kms);
+	primepair_assert_summary_zero();
 }
 
 /* The platform device behind @fd's node: "vdisplay.N" */
@@ -252,6 +313,9 @@ igt_main
 		test_no_optional_planes();
 	igt_subtest("hotplug")
 		test_hotplug();
+	igt_describe("A made-up mode larger than any listed is scanned out and written back exactly");
+	igt_subtest("custom-mode")
+		test_custom_mode();
 	igt_describe("devices=2 makes two vdisplay devices; a buffer of one, imported into the other, is scanned out by both");
 	igt_subtest("two-devices")
 		test_two_devices();

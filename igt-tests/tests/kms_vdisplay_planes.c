@@ -349,6 +349,76 @@ static void test_cursor(struct ctx *c)
 	primepair_fb_destroy(c->kms.fd, &fb);
 }
 
+/*
+ * The cursor sizes userspace is told of: DRM_CAP_CURSOR_WIDTH/HEIGHT of
+ * 512 and, on kernels with the property (6.10 on), SIZE_HINTS listing the
+ * four square sizes smallest first.  Each of them, half off the right
+ * edge, is blended exactly.
+ */
+static void test_cursor_sizes(struct ctx *c)
+{
+	static const uint16_t sizes[] = { 64, 128, 256, 512 };
+	uint32_t cur = c->o->cursor;
+	uint64_t cap, blob_id;
+	unsigned int i;
+
+	igt_require(cur);
+	igt_assert_eq(drmGetCap(c->kms.fd, DRM_CAP_CURSOR_WIDTH, &cap), 0);
+	igt_assert_eq_u64(cap, 512);
+	igt_assert_eq(drmGetCap(c->kms.fd, DRM_CAP_CURSOR_HEIGHT, &cap), 0);
+	igt_assert_eq_u64(cap, 512);
+
+	if (pp_prop_id(c->kms.fd, cur, DRM_MODE_OBJECT_PLANE, "SIZE_HINTS")) {
+		drmModePropertyBlobPtr blob;
+		const uint16_t *hint;
+
+		blob_id = primepair_prop_value(c->kms.fd, cur, DRM_MODE_OBJECT_PLANE,
+					       "SIZE_HINTS");
+		blob = drmModeGetPropertyBlob(c->kms.fd, blob_id);
+		igt_assert(blob);
+		igt_assert_eq_u32(blob->length, sizeof(sizes) * 2);
+		hint = blob->data;
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			igt_assert_eq(hint[2 * i], sizes[i]);
+			igt_assert_eq(hint[2 * i + 1], sizes[i]);
+		}
+		drmModeFreePropertyBlob(blob);
+	} else {
+		igt_info("no SIZE_HINTS (kernel before 6.10)\n");
+	}
+
+	primepair_fb_fill_random(&c->bg, 64);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		int32_t x = (int32_t)c->w - sizes[i] / 2, y = 8;
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		struct primepair_fb fb;
+
+		primepair_fb_create(c->kms.fd, sizes[i], sizes[i],
+				    DRM_FORMAT_ARGB8888, &fb);
+		primepair_fb_fill_random(&fb, sizes[i]);
+		primepair_add_plane(c->kms.fd, req, cur, c->o->crtc_id, &fb,
+				    x, y, 0, 0, sizes[i], sizes[i]);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+		drmModeAtomicFree(req);
+
+		ref_clear(c);
+		primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0, 0, c->w,
+				    c->h, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		primepair_ref_blend(c->ref, c->w, c->h, &fb, x, y, 0, 0,
+				    sizes[i], sizes[i], 0xffff,
+				    PRIMEPAIR_BLEND_PREMULTI);
+		check(c, 0);
+
+		req = drmModeAtomicAlloc();
+		primepair_add_plane_off(c->kms.fd, req, cur);
+		igt_assert_eq(primepair_commit(c->kms.fd, req, 0), 0);
+		drmModeAtomicFree(req);
+		primepair_fb_destroy(c->kms.fd, &fb);
+	}
+	primepair_disable_all(&c->kms);
+}
+
 /* zpos decides the order: the overlay under the primary is hidden. */
 /* Invert the pixels of @r (framebuffer coordinates) of the XRGB8888 @fb. */
 static void invert_rect(struct primepair_fb *fb, const struct drm_mode_rect *r)
@@ -1645,6 +1715,11 @@ igt_main
 	igt_subtest("cursor-move") {
 		ctx_reset(&c);
 		test_cursor(&c);
+	}
+	igt_describe("The cursor sizes userspace is told of, from the caps and SIZE_HINTS, all blend exactly");
+	igt_subtest("cursor-sizes") {
+		ctx_reset(&c);
+		test_cursor_sizes(&c);
 	}
 	igt_subtest("writeback-formats") {
 		ctx_reset(&c);

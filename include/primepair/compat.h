@@ -211,6 +211,21 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 #endif
 
 /*
+ * 6.10: the SIZE_HINTS plane property lists the cursor sizes a plane
+ * prefers (struct drm_plane_size_hint is uapi from then on).  Before,
+ * userspace has DRM_CAP_CURSOR_WIDTH/HEIGHT only, and planes go without.
+ */
+#if !PRIMEPAIR_KERNEL_AT_LEAST(6, 10)
+struct drm_plane_size_hint {
+	__u16 width;
+	__u16 height;
+};
+
+#define drm_plane_add_size_hints_property(plane, hints, num) \
+	({ (void)(plane); (void)(hints); (void)(num); 0; })
+#endif
+
+/*
  * 6.19: plane colour pipelines (struct drm_colorop, the COLOR_PIPELINE
  * plane property, DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE).  Drivers build
  * theirs only where the core has them; elsewhere planes keep only the
