@@ -255,7 +255,7 @@ static void mode_totals_overflow(drmModeModeInfo *m)
 	m->vtotal = 0xffff;
 }
 
-/* A coherent 60 Hz mode, wider or taller than the connectors offer */
+/* A coherent 60 Hz mode, wider or taller than the 8192 a CRTC drives */
 static void mode_too_wide(drmModeModeInfo *m)
 {
 	m->hdisplay = 8200;
