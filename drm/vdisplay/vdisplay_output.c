@@ -2,8 +2,9 @@
 /*
  * vdisplay - encoders, connectors and hotplug
  *
- * A connector offers the modes of its EDID when it has one (configfs),
- * and otherwise the standard modes up to the device's maximum size.  It
+ * A connector offers the modes of its EDID when it has one (from configfs,
+ * or forced through the core's edid_override or drm.edid_firmware), and
+ * otherwise the standard modes up to the device's maximum size.  It
  * starts in the state its configuration gives; writing 0 or 1 to
  * "vdisplay_connected" in its debugfs directory
  * (/sys/kernel/debug/dri/N/<connector>/), or a status to its configfs
@@ -22,6 +23,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
+#include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -120,16 +122,39 @@ unsigned int vdisplay_vrr_min_hz(struct vdisplay_device *vd, u32 connector_mask)
 	return min;
 }
 
+/*
+ * The connector's DDC, as the core's EDID reader sees it: block @block of
+ * the EDID configfs gave, or a failed read when there is none.  Context:
+ * under the connector's edid_lock, taken around drm_edid_read_custom().
+ */
+static int vdisplay_connector_read_block(void *context, u8 *buf,
+					 unsigned int block, size_t len)
+{
+	struct vdisplay_connector *vc = context;
+	size_t off = (size_t)block * EDID_LENGTH;
+
+	lockdep_assert_held(&vc->edid_lock);
+	if (!vc->edid || off >= vc->edid_len || len > vc->edid_len - off)
+		return -EIO;
+	memcpy(buf, vc->edid + off, len);
+	return 0;
+}
+
 static int vdisplay_connector_modes(struct drm_connector *connector)
 {
 	struct vdisplay_connector *vc = to_vdisplay_connector(connector);
 	struct vdisplay_device *vd = to_vdisplay(connector->dev);
-	const struct drm_edid *drm_edid = NULL;
+	const struct drm_edid *drm_edid;
 	int count;
 
+	/*
+	 * Read through the core, as a driver with a real DDC does, so that
+	 * an EDID forced by userspace (the connector's edid_override in
+	 * debugfs) or by drm.edid_firmware wins over the configured one.
+	 */
 	mutex_lock(&vc->edid_lock);
-	if (vc->edid)
-		drm_edid = drm_edid_alloc(vc->edid, vc->edid_len);
+	drm_edid = drm_edid_read_custom(connector,
+					vdisplay_connector_read_block, vc);
 	mutex_unlock(&vc->edid_lock);
 
 	if (drm_edid) {
