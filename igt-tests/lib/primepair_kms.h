@@ -153,6 +153,19 @@ void primepair_connector_debugfs(struct primepair_kms *kms,
 				 uint32_t connector_id, const char *file,
 				 char *path, size_t len);
 
+/*
+ * An EDID 1.4 base block with one detailed timing, 1280x720 at 60 Hz
+ * (CEA-861's 74.25 MHz timing), no other modes, 52 x 29 cm, and the
+ * name "primepair".
+ */
+void primepair_make_edid(uint8_t edid[128]);
+
+/*
+ * Connector @id is connected with exactly the mode of primepair_make_edid()
+ * and its EDID property holds the 128 bytes at @edid.
+ */
+void primepair_assert_edid_modes(int fd, uint32_t id, const uint8_t *edid);
+
 /* Wait for the next vblank of @o; returns its sequence */
 uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_output *o);
 

@@ -459,84 +459,6 @@ static void test_hotplug(void)
 	primepair_assert_summary_zero();
 }
 
-/*
- * An EDID 1.4 base block with one detailed timing, 1280x720 at 60 Hz
- * (CEA-861's 74.25 MHz timing), no other modes, and the name "primepair".
- */
-static void make_edid(uint8_t edid[128])
-{
-	static const uint8_t head[] = {
-		0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00,
-		0x42, 0x12,		/* manufacturer "PPR" */
-		0x01, 0x00,		/* product */
-		0x01, 0x00, 0x00, 0x00,	/* serial */
-		1, 36,			/* week 1 of 2026 */
-		1, 4,			/* EDID 1.4 */
-		0xa5,			/* digital, 8 bpc, DisplayPort */
-		52, 29,			/* 52 x 29 cm */
-		120,			/* gamma 2.2 */
-		0x06,			/* RGB 4:4:4, sRGB, preferred timing */
-	};
-	static const uint8_t dtd[18] = {
-		0x01, 0x1d,		/* 74.25 MHz */
-		0x00, 0x72, 0x51,	/* 1280 active, 370 blank */
-		0xd0, 0x1e, 0x20,	/* 720 active, 30 blank */
-		110, 40, 0x55, 0x00,	/* sync offsets and widths */
-		0x0f, 0x28, 0x21,	/* 527 x 296 mm */
-		0, 0,			/* no border */
-		0x1e,			/* digital separate sync, +h +v */
-	};
-	static const uint8_t name[18] = {
-		0, 0, 0, 0xfc, 0,
-		'p', 'r', 'i', 'm', 'e', 'p', 'a', 'i', 'r', '\n', ' ', ' ', ' ',
-	};
-	uint8_t sum = 0;
-
-	memset(edid, 0, 128);
-	memcpy(edid, head, sizeof(head));
-	/* chromaticity (bytes 25-34): sRGB's, roughly */
-	memcpy(edid + 25, "\xee\x91\xa3\x54\x4c\x99\x26\x0f\x50\x54", 10);
-	/* no established timings (35-37); standard timings unused */
-	memset(edid + 38, 0x01, 16);
-	memcpy(edid + 54, dtd, sizeof(dtd));
-	memcpy(edid + 72, name, sizeof(name));
-	/* two dummy descriptors (tag 0x10) */
-	edid[90 + 3] = 0x10;
-	edid[108 + 3] = 0x10;
-	edid[126] = 0;		/* no extension blocks */
-	for (int i = 0; i < 127; i++)
-		sum += edid[i];
-	edid[127] = (uint8_t)-sum;
-}
-
-static void assert_edid_modes(int fd, uint32_t id, const uint8_t *edid)
-{
-	drmModeConnectorPtr c = drmModeGetConnector(fd, id);
-	drmModePropertyBlobPtr blob;
-	uint64_t blob_id;
-
-	igt_assert(c);
-	igt_assert_eq(c->connection, DRM_MODE_CONNECTED);
-	igt_assert_eq(c->count_modes, 1);
-	igt_assert_eq(c->modes[0].hdisplay, 1280);
-	igt_assert_eq(c->modes[0].vdisplay, 720);
-	igt_assert_eq(c->modes[0].clock, 74250);
-	igt_assert_eq(c->modes[0].vrefresh, 60);
-	igt_assert(c->modes[0].type & DRM_MODE_TYPE_PREFERRED);
-	/* The base block's size in cm, not the timing's in mm */
-	igt_assert_eq(c->mmWidth, 520);
-	drmModeFreeConnector(c);
-
-	/* The EDID property carries the very bytes written. */
-	blob_id = primepair_prop_value(fd, id, DRM_MODE_OBJECT_CONNECTOR, "EDID");
-	igt_assert(blob_id);
-	blob = drmModeGetPropertyBlob(fd, blob_id);
-	igt_assert(blob);
-	igt_assert_eq(blob->length, 128);
-	igt_assert(!memcmp(blob->data, edid, 128));
-	drmModeFreePropertyBlob(blob);
-}
-
 /* A bad EDID written to @rel leaves it as it was: @before, or empty. */
 static void assert_edid_refused(const char *rel, const uint8_t *edid,
 				size_t len, const uint8_t *before)
@@ -558,7 +480,7 @@ static void test_edid(void)
 	int ev;
 
 	require_configfs();
-	make_edid(edid);
+	primepair_make_edid(edid);
 	build_two_outputs();
 
 	/*
@@ -591,7 +513,7 @@ static void test_edid(void)
 	igt_assert_eq(cfs_write("enabled", "1"), 0);
 	cfs_kms_open(&kms);
 	igt_assert_eq(kms.outputs[0].mode.hdisplay, 1280);
-	assert_edid_modes(kms.fd, kms.outputs[0].connector_id, edid);
+	primepair_assert_edid_modes(kms.fd, kms.outputs[0].connector_id, edid);
 
 	/* The EDID's mode lights the output. */
 	primepair_fb_create(kms.fd, 1280, 720, DRM_FORMAT_XRGB8888, &fb);
@@ -605,12 +527,12 @@ static void test_edid(void)
 	ev = primepair_uevent_open();
 	igt_assert_eq(cfs_write_bytes("connectors/connector1/edid", edid, 128), 0);
 	igt_assert(primepair_uevent_hotplug(ev));
-	assert_edid_modes(kms.fd, id, edid);
+	primepair_assert_edid_modes(kms.fd, id, edid);
 	/* A bad one changes nothing. */
 	memcpy(bad, edid, 128);
 	bad[127] ^= 1;
 	assert_edid_refused("connectors/connector1/edid", bad, 128, edid);
-	assert_edid_modes(kms.fd, id, edid);
+	primepair_assert_edid_modes(kms.fd, id, edid);
 	close(ev);
 
 	primepair_kms_close(&kms);

@@ -8,7 +8,8 @@
  * that a made-up mode past that list still works.
  * Then the hotplug file: unplugging a connector sends a hotplug uevent
  * and the connector reads disconnected with no modes; plugging it back
- * restores both.
+ * restores both.  An EDID forced through the core's edid_override gives
+ * the connector that EDID's modes until it is reset.
  */
 
 #include <errno.h>
@@ -305,6 +306,71 @@ static void test_hotplug(void)
 	primepair_kms_close(&kms);
 }
 
+/* Write @len bytes to the connector's edid_override file in debugfs */
+static void write_edid_override(struct primepair_kms *kms, uint32_t id,
+				const void *buf, size_t len)
+{
+	char path[256];
+	int fd;
+
+	primepair_connector_debugfs(kms, id, "edid_override", path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	igt_require_f(fd >= 0, "no %s\n", path);
+	igt_assert_eq(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * The EDID forced through the core (what IGT's kmstest_force_edid() and
+ * compositor CI scripts do) replaces the standard modes; "reset" brings
+ * them back.
+ */
+static void test_edid_override(void)
+{
+	struct primepair_kms kms;
+	struct primepair_fb fb;
+	drmModeConnectorPtr c;
+	uint8_t edid[128];
+	int count;
+	uint32_t id;
+
+	primepair_make_edid(edid);
+	primepair_kms_open(&kms);
+	id = kms.outputs[0].connector_id;
+
+	c = drmModeGetConnector(kms.fd, id);
+	igt_assert(c);
+	count = c->count_modes;
+	igt_assert_lt(1, count);
+	drmModeFreeConnector(c);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, id, DRM_MODE_OBJECT_CONNECTOR,
+					       "EDID"), 0);
+
+	write_edid_override(&kms, id, edid, sizeof(edid));
+	primepair_assert_edid_modes(kms.fd, id, edid);
+
+	/* The forced EDID's mode lights the output. */
+	c = drmModeGetConnector(kms.fd, id);
+	igt_assert(c);
+	kms.outputs[0].mode = c->modes[0];
+	drmModeFreeConnector(c);
+	primepair_fb_create(kms.fd, 1280, 720, DRM_FORMAT_XRGB8888, &fb);
+	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &fb), 0);
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &fb);
+
+	write_edid_override(&kms, id, "reset", 5);
+	c = drmModeGetConnector(kms.fd, id);
+	igt_assert(c);
+	igt_assert_eq(c->count_modes, count);
+	drmModeFreeConnector(c);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, id, DRM_MODE_OBJECT_CONNECTOR,
+					       "EDID"), 0);
+
+	primepair_kms_close(&kms);
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_subtest("modeset-each-crtc")
@@ -313,6 +379,9 @@ igt_main
 		test_no_optional_planes();
 	igt_subtest("hotplug")
 		test_hotplug();
+	igt_describe("An EDID forced through debugfs edid_override gives its modes; reset restores the standard ones");
+	igt_subtest("edid-override")
+		test_edid_override();
 	igt_describe("A made-up mode larger than any listed is scanned out and written back exactly");
 	igt_subtest("custom-mode")
 		test_custom_mode();
