@@ -73,11 +73,61 @@ static enum hrtimer_restart vdisplay_vblank_fire(struct hrtimer *timer)
 	return READ_ONCE(out->vblank_on) ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
+/*
+ * Outputs of one device that run at the same refresh rate share their
+ * vblank phase, as displays genlocked to one clock do.  A tiled monitor
+ * (a TILE group in its connectors' EDIDs) is scanned out by several CRTCs
+ * whose frames must start together; IGT's kms_tiled_display allows one
+ * scanline between their page flips.  A timer starting while another
+ * output of the same period runs on its grid joins that grid: the first
+ * frame ends at that grid's next vblank after @now.  Otherwise it is a
+ * whole frame from @now.
+ *
+ * Context: the core's vblank_time_lock is held, the lock taken before
+ * any output's vblank_lock; this takes the other outputs' one at a time.
+ */
+static ktime_t vdisplay_first_vblank(struct vdisplay_output *out,
+				     ktime_t now, ktime_t period)
+{
+	struct vdisplay_device *vd = out->vd;
+	unsigned int i;
+
+	for (i = 0; i < vd->config.ncrtcs; i++) {
+		struct vdisplay_output *other = &vd->outputs[i];
+		unsigned long flags;
+		ktime_t next = 0;
+		s32 ahead;
+
+		if (other == out)
+			continue;
+		spin_lock_irqsave(&other->vblank_lock, flags);
+		if (READ_ONCE(other->vblank_on) && !other->vrr_max_period &&
+		    other->period == period)
+			next = hrtimer_get_expires(&other->vblank_timer);
+		spin_unlock_irqrestore(&other->vblank_lock, flags);
+		if (!next)
+			continue;
+
+		/*
+		 * That grid's first vblank after @now, even when it runs
+		 * late.  mode_valid keeps a frame shorter than 1 /
+		 * VDISPLAY_MIN_REFRESH seconds, so the period fits an s32.
+		 */
+		div_s64_rem(ktime_to_ns(ktime_sub(next, now)),
+			    (s32)ktime_to_ns(period), &ahead);
+		if (ahead <= 0)
+			ahead += (s32)ktime_to_ns(period);
+		return ktime_add_ns(now, ahead);
+	}
+	return ktime_add(now, period);
+}
+
 static int vdisplay_enable_vblank(struct drm_crtc *crtc)
 {
 	struct drm_device *dev = crtc->dev;
 	struct drm_vblank_crtc *vblank = &dev->vblank[drm_crtc_index(crtc)];
 	struct vdisplay_output *out = crtc_to_output(crtc);
+	ktime_t now, period, first;
 	unsigned long flags;
 
 	drm_calc_timestamping_constants(crtc, &crtc->mode);
@@ -85,14 +135,17 @@ static int vdisplay_enable_vblank(struct drm_crtc *crtc)
 	if (vblank->framedur_ns <= 0)
 		return -EINVAL;
 
+	period = ns_to_ktime(vblank->framedur_ns);
+	now = ktime_get();
+	first = vdisplay_first_vblank(out, now, period);
+
 	spin_lock_irqsave(&out->vblank_lock, flags);
-	out->period = ns_to_ktime(vblank->framedur_ns);
+	out->period = period;
 	/* Under variable refresh too, the first frame is a short one. */
-	out->vrr_last = ktime_get();
+	out->vrr_last = ktime_sub(first, period);
 	out->vrr_flip = true;
 	WRITE_ONCE(out->vblank_on, true);
-	hrtimer_start(&out->vblank_timer, ktime_add(out->vrr_last, out->period),
-		      HRTIMER_MODE_ABS);
+	hrtimer_start(&out->vblank_timer, first, HRTIMER_MODE_ABS);
 	spin_unlock_irqrestore(&out->vblank_lock, flags);
 	return 0;
 }
