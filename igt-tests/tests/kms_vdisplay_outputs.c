@@ -9,11 +9,14 @@
  * Then the hotplug file: unplugging a connector sends a hotplug uevent
  * and the connector reads disconnected with no modes; plugging it back
  * restores both.  An EDID forced through the core's edid_override gives
- * the connector that EDID's modes until it is reset.
+ * the connector that EDID's modes until it is reset; two connectors given
+ * the EDIDs of the tiles of one monitor flip together.
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -371,6 +374,215 @@ static void test_edid_override(void)
 	primepair_assert_summary_zero();
 }
 
+/*
+ * The EDID of tile @h_loc of a monitor made of two 1280x720 tiles side by
+ * side: primepair_make_edid()'s base block and a DisplayID 1.2 extension
+ * holding one tiled display topology block.
+ */
+static void make_tiled_edid(uint8_t edid[256], unsigned int h_loc)
+{
+	static const uint8_t topology_id[9] = {
+		'P', 'P', 'R', 0x01, 0x00, 0x01, 0x00, 0x00, 0x00,
+	};
+	uint8_t *ext = edid + 128, *tile = ext + 5, sum = 0;
+	int i;
+
+	primepair_make_edid(edid);
+	edid[126] = 1;
+	for (i = 0; i < 127; i++)
+		sum += edid[i];
+	edid[127] = (uint8_t)-sum;
+
+	memset(ext, 0, 128);
+	ext[0] = 0x70;			/* DisplayID extension */
+	ext[1] = 0x12;			/* DisplayID 1.2 */
+	ext[2] = 3 + 22;		/* one data block */
+	tile[0] = 0x12;			/* tiled display topology */
+	tile[2] = 22;
+	tile[3] = 0x80;			/* one enclosure */
+	tile[4] = 0x10;			/* 2 x 1 tiles (minus one each) */
+	tile[5] = h_loc << 4;		/* at (h_loc, 0) */
+	tile[7] = 1279 & 0xff;		/* tile size minus one, little endian */
+	tile[8] = 1279 >> 8;
+	tile[9] = 719 & 0xff;
+	tile[10] = 719 >> 8;
+	memcpy(tile + 16, topology_id, sizeof(topology_id));
+	sum = 0;
+	for (i = 1; i < 5 + 25; i++)
+		sum += ext[i];
+	ext[5 + 25] = (uint8_t)-sum;	/* the DisplayID section's */
+	sum = 0;
+	for (i = 0; i < 127; i++)
+		sum += ext[i];
+	ext[127] = (uint8_t)-sum;
+}
+
+/* The connector's TILE property: group, single, tiles h/v, loc h/v, size */
+static void read_tile(int fd, uint32_t id, unsigned int v[8])
+{
+	drmModePropertyBlobPtr blob;
+	uint64_t blob_id;
+	char str[128];
+
+	blob_id = primepair_prop_value(fd, id, DRM_MODE_OBJECT_CONNECTOR, "TILE");
+	igt_assert(blob_id);
+	blob = drmModeGetPropertyBlob(fd, blob_id);
+	igt_assert(blob);
+	igt_assert_lt(blob->length, sizeof(str));
+	memcpy(str, blob->data, blob->length);
+	str[blob->length] = 0;
+	drmModeFreePropertyBlob(blob);
+	igt_assert_eq(sscanf(str, "%u:%u:%u:%u:%u:%u:%u:%u", &v[0], &v[1],
+			     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]), 8);
+}
+
+/* Both CRTCs' events of one commit, in the order they came */
+struct tile_events {
+	unsigned int n;
+	uint32_t crtc[2];
+	int64_t ts_ns[2];
+};
+
+static void on_tile_flip(int fd, unsigned int sequence, unsigned int sec,
+			 unsigned int usec, unsigned int crtc_id, void *data)
+{
+	struct tile_events *e = data;
+
+	igt_assert_lt(e->n, 2);
+	e->crtc[e->n] = crtc_id;
+	e->ts_ns[e->n++] = (int64_t)sec * 1000000000ll + (int64_t)usec * 1000;
+}
+
+static void read_tile_events(int fd, struct tile_events *e)
+{
+	drmEventContext ctx = {
+		.version = 3,
+		.page_flip_handler2 = on_tile_flip,
+	};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (e->n < 2) {
+		igt_assert_eq(poll(&pfd, 1, 1000), 1);
+		igt_assert_eq(drmHandleEvent(fd, &ctx), 0);
+	}
+}
+
+/* Switch @o on with its half of @fb, the tile at @h_loc */
+static void light_tile(struct primepair_kms *kms, struct primepair_output *o,
+		       const struct primepair_fb *fb, unsigned int h_loc)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	uint32_t blob;
+
+	igt_assert(req);
+	igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, &o->mode,
+						sizeof(o->mode), &blob), 0);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
+	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	primepair_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+		      "CRTC_ID", o->crtc_id);
+	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0,
+			    h_loc * 1280, 0, 1280, 720);
+	igt_assert_eq(primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
+	drmModeAtomicFree(req);
+	drmModeDestroyPropertyBlob(kms->fd, blob);
+}
+
+/*
+ * A tiled monitor: two connectors given the EDIDs of the two tiles of one
+ * 2560x720 monitor report one TILE group, and the two CRTCs scanning out
+ * the halves of one framebuffer flip at the same vblank time, although
+ * the second CRTC was switched on frames after the first.
+ */
+static void test_tiled(void)
+{
+	struct primepair_kms kms;
+	struct primepair_fb fb[2], wb;
+	unsigned int tile[2][8], i, j;
+	uint8_t edid[256];
+	uint32_t *ref;
+
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "outputs=2");
+	primepair_kms_open(&kms);
+	igt_assert_eq(kms.noutputs, 2);
+
+	for (i = 0; i < 2; i++) {
+		struct primepair_output *o = &kms.outputs[i];
+		drmModeConnectorPtr c;
+
+		make_tiled_edid(edid, i);
+		write_edid_override(&kms, o->connector_id, edid, sizeof(edid));
+		c = drmModeGetConnector(kms.fd, o->connector_id);
+		igt_assert(c);
+		igt_assert_eq(c->count_modes, 1);
+		igt_assert_eq(c->modes[0].hdisplay, 1280);
+		igt_assert_eq(c->modes[0].vdisplay, 720);
+		o->mode = c->modes[0];
+		drmModeFreeConnector(c);
+		read_tile(kms.fd, o->connector_id, tile[i]);
+		igt_assert_eq(tile[i][1], 1);		/* one enclosure */
+		igt_assert_eq(tile[i][2], 2);		/* 2 x 1 tiles */
+		igt_assert_eq(tile[i][3], 1);
+		igt_assert_eq(tile[i][4], i);		/* at (i, 0) */
+		igt_assert_eq(tile[i][5], 0);
+		igt_assert_eq(tile[i][6], 1280);
+		igt_assert_eq(tile[i][7], 720);
+	}
+	igt_assert_eq(tile[0][0], tile[1][0]);		/* one group */
+
+	for (i = 0; i < 2; i++) {
+		primepair_fb_create(kms.fd, 2560, 720, DRM_FORMAT_XRGB8888, &fb[i]);
+		primepair_fb_fill_random(&fb[i], 0x711e + i);
+	}
+	light_tile(&kms, &kms.outputs[0], &fb[0], 0);
+	for (i = 0; i < 3; i++)
+		primepair_wait_vblank(&kms, &kms.outputs[0]);
+	light_tile(&kms, &kms.outputs[1], &fb[0], 1);
+
+	for (i = 0; i < 6; i++) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		struct tile_events e = {};
+
+		igt_assert(req);
+		for (j = 0; j < 2; j++)
+			primepair_add(kms.fd, req, kms.outputs[j].primary,
+				      DRM_MODE_OBJECT_PLANE, "FB_ID",
+				      fb[(i + 1) & 1].fb_id);
+		igt_assert_eq(drmModeAtomicCommit(kms.fd, req,
+						  DRM_MODE_PAGE_FLIP_EVENT |
+						  DRM_MODE_ATOMIC_NONBLOCK, &e), 0);
+		drmModeAtomicFree(req);
+		read_tile_events(kms.fd, &e);
+		igt_assert(e.crtc[0] != e.crtc[1]);
+		igt_assert_f(e.ts_ns[0] == e.ts_ns[1],
+			     "flip %u: tiles flipped %" PRId64 " ns apart\n",
+			     i, e.ts_ns[1] - e.ts_ns[0]);
+	}
+
+	/* Each CRTC shows its half of the last framebuffer flipped to */
+	ref = malloc(1280 * 720 * 4);
+	igt_assert(ref);
+	for (i = 0; i < 2; i++) {
+		memset(ref, 0, 1280 * 720 * 4);
+		primepair_ref_blend(ref, 1280, 720, &fb[0], 0, 0, i * 1280, 0,
+				    1280, 720, 0xffff, PRIMEPAIR_BLEND_PREMULTI);
+		primepair_fb_create(kms.fd, 1280, 720, DRM_FORMAT_XRGB8888, &wb);
+		primepair_writeback_capture(&kms, &kms.outputs[i], &wb);
+		igt_assert_eq_u32(primepair_compare(&wb, ref, 0), 0);
+		primepair_fb_destroy(kms.fd, &wb);
+	}
+	free(ref);
+
+	primepair_disable_all(&kms);
+	for (i = 0; i < 2; i++) {
+		write_edid_override(&kms, kms.outputs[i].connector_id, "reset", 5);
+		primepair_fb_destroy(kms.fd, &fb[i]);
+	}
+	primepair_kms_close(&kms);
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_subtest("modeset-each-crtc")
@@ -382,6 +594,9 @@ igt_main
 	igt_describe("An EDID forced through debugfs edid_override gives its modes; reset restores the standard ones");
 	igt_subtest("edid-override")
 		test_edid_override();
+	igt_describe("Two connectors with the EDIDs of one tiled monitor share a TILE group and their CRTCs flip at the same vblank");
+	igt_subtest("tiled")
+		test_tiled();
 	igt_describe("A made-up mode larger than any listed is scanned out and written back exactly");
 	igt_subtest("custom-mode")
 		test_custom_mode();
