@@ -18,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <xf86drm.h>
 
 #include "igt_core.h"
@@ -332,6 +334,77 @@ void primepair_sysfs_write(const char *path, const char *value)
 	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
 		     "write %s to %s: %m\n", value, path);
 	close(fd);
+}
+
+#define PRIMEPAIR_CGROOT	"/sys/fs/cgroup"
+
+/* @value into @dir/@file, all of it; 0 or -errno (no assert: children) */
+static int primepair_cg_write(const char *dir, const char *file,
+			      const char *value)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	return n == (ssize_t)strlen(value) ? 0 : -EIO;
+}
+
+static void primepair_cg_path(const char *name, char *path, size_t len)
+{
+	snprintf(path, len, PRIMEPAIR_CGROOT "/%s", name);
+}
+
+void primepair_memcg_create(const char *name, const char *max)
+{
+	char buf[256] = "", dir[256];
+	ssize_t n = -1;
+	int fd;
+
+	if (access(PRIMEPAIR_CGROOT "/cgroup.controllers", F_OK)) {
+		mkdir(PRIMEPAIR_CGROOT, 0755);
+		igt_require(mount("cgroup2", PRIMEPAIR_CGROOT, "cgroup2", 0,
+				  NULL) == 0);
+	}
+	fd = open(PRIMEPAIR_CGROOT "/cgroup.controllers", O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	igt_require_f(n > 0 && strstr(buf, "memory"),
+		      "no memory controller in cgroup v2\n");
+	igt_assert_eq(primepair_cg_write(PRIMEPAIR_CGROOT,
+					 "cgroup.subtree_control", "+memory"), 0);
+	primepair_cg_path(name, dir, sizeof(dir));
+	igt_assert(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	igt_assert_eq(primepair_cg_write(dir, "memory.max", max), 0);
+	/* Absent without swap accounting: then there is no swap to use. */
+	primepair_cg_write(dir, "memory.swap.max", "0");
+}
+
+int primepair_memcg_join(const char *name)
+{
+	char dir[256];
+
+	primepair_cg_path(name, dir, sizeof(dir));
+	return primepair_cg_write(dir, "cgroup.procs", "0");
+}
+
+void primepair_memcg_remove(const char *name)
+{
+	char dir[256];
+
+	primepair_cg_path(name, dir, sizeof(dir));
+	rmdir(dir);
 }
 
 /* Whether a 9p filesystem is mounted within this process's root */

@@ -161,6 +161,17 @@ void primepair_reload_module(const char *name, const char *params);
 void primepair_sysfs_write(const char *path, const char *value);
 
 /*
+ * A cgroup v2 group /sys/fs/cgroup/@name whose memory.max is @max (as the
+ * file takes it, "64M") and which may not swap; skips without the memory
+ * controller, mounting cgroup2 first if nothing is mounted there.
+ */
+void primepair_memcg_create(const char *name, const char *max);
+/* Move the calling process into group @name; 0 or -errno, no assert. */
+int primepair_memcg_join(const char *name);
+/* Remove group @name once its processes are gone (no error if absent). */
+void primepair_memcg_remove(const char *name);
+
+/*
  * One suspend cycle at the kernel's pm_test @level ("devices", "core",
  * ...): every driver's suspend and resume callbacks run and the machine
  * does not sleep.  Skips when pm_test is missing or a virtio-9p

@@ -11,12 +11,9 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,50 +21,10 @@
 #include "primepair.h"
 #include "primepair_vrender.h"
 
-#define CGROOT		"/sys/fs/cgroup"
-#define CGDIR		CGROOT "/primepair-memcg"
+#define CGNAME		"primepair-memcg"
 #define BO_SIZE		(16u << 20)
 #define PITCH		16384
 #define NBUFS		10
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
-
-static bool has_memory_controller(void)
-{
-	char buf[256] = "";
-	int fd = open(CGROOT "/cgroup.controllers", O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 && strstr(buf, "memory");
-}
-
-static void setup_cgroup(void)
-{
-	if (access(CGROOT "/cgroup.controllers", F_OK)) {
-		mkdir(CGROOT, 0755);
-		igt_require(mount("cgroup2", CGROOT, "cgroup2", 0, NULL) == 0);
-	}
-	igt_require(has_memory_controller());
-	igt_assert_eq(write_file(CGROOT "/cgroup.subtree_control", "+memory"),
-		      0);
-	igt_assert(mkdir(CGDIR, 0755) == 0 || errno == EEXIST);
-	igt_assert_eq(write_file(CGDIR "/memory.max", "64M"), 0);
-	write_file(CGDIR "/memory.swap.max", "0");
-}
 
 /* In the group: fill buffers until one fails; exit with how many worked. */
 static void child(void)
@@ -75,7 +32,7 @@ static void child(void)
 	uint32_t bo[NBUFS];
 	int fd, i;
 
-	if (write_file(CGDIR "/cgroup.procs", "0"))
+	if (primepair_memcg_join(CGNAME))
 		_exit(200);
 	fd = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
 	for (i = 0; i < NBUFS; i++) {
@@ -114,7 +71,7 @@ igt_main
 		int status;
 		pid_t pid;
 
-		setup_cgroup();
+		primepair_memcg_create(CGNAME, "64M");
 		pid = fork();
 		igt_assert_lte(0, pid);
 		if (pid == 0)
@@ -135,6 +92,6 @@ igt_main
 		for (i = 0; i < 100 && primepair_summary("buffers"); i++)
 			usleep(50 * 1000);
 		primepair_assert_summary_zero();
-		rmdir(CGDIR);
+		primepair_memcg_remove(CGNAME);
 	}
 }
