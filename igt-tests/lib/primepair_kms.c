@@ -271,6 +271,12 @@ int primepair_set_gamma_lut(struct primepair_kms *kms, struct primepair_output *
 int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
 		      const struct primepair_fb *fb)
 {
+	return primepair_modeset_src(kms, o, fb, 0, 0);
+}
+
+int primepair_modeset_src(struct primepair_kms *kms, struct primepair_output *o,
+			  const struct primepair_fb *fb, uint32_t sx, uint32_t sy)
+{
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	uint32_t blob;
 	int ret;
@@ -282,8 +288,8 @@ int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
 	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
 	primepair_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	       "CRTC_ID", o->crtc_id);
-	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0, 0, 0,
-		     o->mode.hdisplay, o->mode.vdisplay);
+	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0, sx, sy,
+			    o->mode.hdisplay, o->mode.vdisplay);
 	ret = primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
 	drmModeAtomicFree(req);
 	drmModeDestroyPropertyBlob(kms->fd, blob);

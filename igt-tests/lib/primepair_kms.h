@@ -88,6 +88,9 @@ void primepair_add_plane_off(int fd, drmModeAtomicReqPtr req, uint32_t plane);
 /* Mode set @o with @fb full screen on its primary; returns 0 or -errno. */
 int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
 		      const struct primepair_fb *fb);
+/* The same with the part of @fb from (@sx, @sy) on, the mode's size */
+int primepair_modeset_src(struct primepair_kms *kms, struct primepair_output *o,
+			  const struct primepair_fb *fb, uint32_t sx, uint32_t sy);
 /* Turn every CRTC and plane off */
 void primepair_disable_all(struct primepair_kms *kms);
 

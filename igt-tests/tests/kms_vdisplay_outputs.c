@@ -471,21 +471,8 @@ static void read_tile_events(int fd, struct tile_events *e)
 static void light_tile(struct primepair_kms *kms, struct primepair_output *o,
 		       const struct primepair_fb *fb, unsigned int h_loc)
 {
-	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-	uint32_t blob;
-
-	igt_assert(req);
-	igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, &o->mode,
-						sizeof(o->mode), &blob), 0);
-	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
-	primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
-	primepair_add(kms->fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
-		      "CRTC_ID", o->crtc_id);
-	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0,
-			    h_loc * 1280, 0, 1280, 720);
-	igt_assert_eq(primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET), 0);
-	drmModeAtomicFree(req);
-	drmModeDestroyPropertyBlob(kms->fd, blob);
+	igt_assert_eq(primepair_modeset_src(kms, o, fb, h_loc * o->mode.hdisplay,
+					    0), 0);
 }
 
 /*
