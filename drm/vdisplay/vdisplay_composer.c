@@ -58,6 +58,7 @@
 #include <drm/drm_damage_helper.h>
 #include <drm/drm_debugfs_crc.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_print.h>
 #include <drm/drm_rect.h>
 #include <drm/drm_vblank.h>
 
@@ -325,9 +326,16 @@ static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
  * lines of scratch (the row readers' and the CRC's), then the CRC of each
  * row.
  */
-static size_t vdisplay_image_bytes(const struct vdisplay_frame *f)
+static size_t vdisplay_image_bytes(u32 width, u32 height)
 {
-	return ((size_t)f->width * (f->height + 2) + f->height) * 4;
+	return ((size_t)width * (height + 2) + height) * 4;
+}
+
+/* The image for the frame the composer has now */
+static size_t vdisplay_frame_image_bytes(struct vdisplay_output *out)
+{
+	lockdep_assert_held(&out->compose_lock);
+	return vdisplay_image_bytes(out->frame.width, out->frame.height);
 }
 
 static u32 *vdisplay_row(struct vdisplay_output *out, int y)
@@ -463,10 +471,15 @@ static void vdisplay_write_back(struct vdisplay_output *out,
 	}
 }
 
-static bool vdisplay_image_reserve(struct vdisplay_output *out)
+/*
+ * The image only grows, so a size reserved from a commit or a CRC reader
+ * in process context stays reserved for the worker.  Up to 256 MiB for a
+ * made-up 8192x8192 mode: fail quietly rather than wake the OOM killer,
+ * and charge the caller's memory cgroup (the worker's own allocations,
+ * in a kernel thread, are charged to none).
+ */
+static bool vdisplay_image_reserve(struct vdisplay_output *out, size_t size)
 {
-	size_t size = vdisplay_image_bytes(&out->frame);
-
 	lockdep_assert_held(&out->compose_lock);
 
 	if (size <= out->image_size)
@@ -475,12 +488,37 @@ static bool vdisplay_image_reserve(struct vdisplay_output *out)
 	out->image_size = 0;
 	out->image_valid = false;
 	out->row_crc_valid = false;
-	/* Up to 256 MiB for a made-up 8192x8192 mode: fail quietly. */
-	out->image = kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	out->image = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				    __GFP_RETRY_MAYFAIL);
 	if (!out->image)
 		return false;
 	out->image_size = size;
 	return true;
+}
+
+/**
+ * vdisplay_composer_reserve() - make room to compose frames of a size
+ * @out: the output
+ * @width: frame width in pixels
+ * @height: frame height in pixels
+ *
+ * A writeback job or a CRC reader needs the composed image.  Reserving it
+ * where the request is made lets the request fail with -ENOMEM, charged
+ * to the requester, instead of leaving the worker without memory for a
+ * job that has to complete.
+ *
+ * Context: process context; takes the output's compose lock.
+ * Return: 0, or -ENOMEM.
+ */
+int vdisplay_composer_reserve(struct vdisplay_output *out, u32 width,
+			      u32 height)
+{
+	bool ok;
+
+	mutex_lock(&out->compose_lock);
+	ok = vdisplay_image_reserve(out, vdisplay_image_bytes(width, height));
+	mutex_unlock(&out->compose_lock);
+	return ok ? 0 : -ENOMEM;
 }
 
 static void vdisplay_signal_writeback(struct vdisplay_output *out, int status)
@@ -491,7 +529,7 @@ static void vdisplay_signal_writeback(struct vdisplay_output *out, int status)
 	dma_fence_end_signalling(fence_cookie);
 }
 
-/* Move the cancelled targets at the head of the queue to @done. */
+/* Move the targets at the head of the queue that have failed to @done. */
 static void vdisplay_wb_take_cancelled(struct vdisplay_output *out,
 				       struct list_head *done)
 {
@@ -500,7 +538,7 @@ static void vdisplay_wb_take_cancelled(struct vdisplay_output *out,
 	lockdep_assert_held(&out->compose_lock);
 
 	list_for_each_entry_safe(t, tmp, &out->wb_pending, node) {
-		if (!t->cancelled)
+		if (!t->error)
 			break;
 		list_move_tail(&t->node, done);
 	}
@@ -518,7 +556,7 @@ static void vdisplay_wb_signal_done(struct vdisplay_output *out,
 
 	list_for_each_entry_safe(t, tmp, done, node) {
 		bool armed = t->armed;
-		int status = t->cancelled ? -EIO : 0;
+		int status = t->error;
 
 		list_del(&t->node);
 		vdisplay_signal_writeback(out, status);
@@ -628,8 +666,24 @@ void vdisplay_compose_work(struct work_struct *work)
 	vdisplay_wb_take_cancelled(out, &done);
 	wb = list_first_entry_or_null(&out->wb_pending,
 				      struct vdisplay_wb_target, node);
-	if (!out->frame.active || (!crc_enabled && !wb) ||
-	    !vdisplay_image_reserve(out)) {
+	if (!out->frame.active || (!crc_enabled && !wb)) {
+		mutex_unlock(&out->compose_lock);
+		vdisplay_wb_signal_done(out, &done);
+		return;
+	}
+	/*
+	 * A job's commit reserved its frame's size, but a modeset since
+	 * (with a CRC reader) may want more.  No frame, no CRC: the job
+	 * this frame was for fails rather than waits for memory forever.
+	 */
+	if (!vdisplay_image_reserve(out, vdisplay_frame_image_bytes(out))) {
+		drm_dbg_kms(out->crtc.dev, "[CRTC:%d] no memory to compose %ux%u\n",
+			    out->crtc.base.id, out->frame.width,
+			    out->frame.height);
+		if (wb) {
+			wb->error = -ENOMEM;
+			vdisplay_wb_take_cancelled(out, &done);
+		}
 		mutex_unlock(&out->compose_lock);
 		vdisplay_wb_signal_done(out, &done);
 		return;
@@ -648,7 +702,7 @@ void vdisplay_compose_work(struct work_struct *work)
 		    wb->height == out->frame.height)
 			vdisplay_write_back(out, wb);
 		else
-			wb->cancelled = true;
+			wb->error = -EIO;
 		list_move_tail(&wb->node, &done);
 		vdisplay_wb_take_cancelled(out, &done);
 	}
@@ -1064,8 +1118,8 @@ void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 
 	mutex_lock(&out->compose_lock);
 	target->armed = out->frame.active && !drm_crtc_vblank_get(&out->crtc);
-	target->cancelled = !target->armed;
-	cancelled = target->cancelled;
+	target->error = target->armed ? 0 : -EIO;
+	cancelled = !target->armed;
 	list_add_tail(&target->node, &out->wb_pending);
 	mutex_unlock(&out->compose_lock);
 
@@ -1091,7 +1145,7 @@ void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out)
 
 	mutex_lock(&out->compose_lock);
 	list_for_each_entry(t, &out->wb_pending, node)
-		t->cancelled = true;
+		t->error = -EIO;
 	mutex_unlock(&out->compose_lock);
 
 	queue_work(out->vd->composer_wq, &out->compose_work);
@@ -1148,7 +1202,7 @@ int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
 int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 {
 	struct vdisplay_output *out = crtc_to_output(crtc);
-	bool enabled, was_enabled;
+	bool enabled, was_enabled, reserved;
 	int ret;
 
 	ret = vdisplay_crc_parse_source(source, &enabled);
@@ -1161,8 +1215,17 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 	if (enabled == was_enabled)
 		return 0;
 
-	/* CRCs come with vblanks: keep them running while the source is on. */
+	/*
+	 * CRCs come with vblanks: keep them running while the source is on.
+	 * The reader pays for the image of the current mode.
+	 */
 	if (enabled) {
+		mutex_lock(&out->compose_lock);
+		reserved = vdisplay_image_reserve(out,
+						  vdisplay_frame_image_bytes(out));
+		mutex_unlock(&out->compose_lock);
+		if (!reserved)
+			return -ENOMEM;
 		ret = drm_crtc_vblank_get(crtc);
 		if (ret)
 			return ret;

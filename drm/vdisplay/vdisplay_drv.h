@@ -342,7 +342,9 @@ struct vdisplay_layer {
  * @width: framebuffer width in pixels
  * @height: framebuffer height in pixels
  * @armed: holds a vblank reference, dropped when the job completes
- * @cancelled: completes with -EIO, without a frame, when its turn comes
+ * @error: once set, the job completes with it, without a frame, when its
+ *	turn comes: -EIO when it cannot be served (CRTC off, modeset), or
+ *	-ENOMEM when its frame could not be composed
  *
  * It lives in the job's private data, so it is valid until the job is
  * signalled; it leaves @node before.
@@ -355,7 +357,7 @@ struct vdisplay_wb_target {
 	u32 width;
 	u32 height;
 	bool armed;
-	bool cancelled;
+	int error;
 };
 
 /**
@@ -673,6 +675,8 @@ void vdisplay_compose_work(struct work_struct *work);
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 				     struct vdisplay_wb_target *target);
 void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out);
+int vdisplay_composer_reserve(struct vdisplay_output *out, u32 width,
+			      u32 height);
 const char *const *vdisplay_crc_sources(struct drm_crtc *crtc, size_t *count);
 int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
 			       size_t *values_cnt);

@@ -79,6 +79,12 @@ static int vdisplay_wb_prepare_job(struct drm_writeback_connector *wb,
 	if (!job->fb)
 		return 0;
 
+	/* The frame this job waits for is composed into the image first. */
+	ret = vdisplay_composer_reserve(wb_to_output(wb), job->fb->width,
+					job->fb->height);
+	if (ret)
+		return ret;
+
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;

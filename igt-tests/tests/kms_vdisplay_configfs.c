@@ -21,11 +21,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
 
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair.h"
 #include "primepair_kms.h"
 #include "primepair_vrender.h"
@@ -719,6 +721,129 @@ static void remove_busy(bool by_rmdir)
 	cfs_teardown(0);
 }
 
+/* The largest mode @o's connector lists becomes @o's test mode. */
+static void pick_largest_mode(int fd, struct primepair_output *o)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(fd, o->connector_id);
+
+	igt_assert(c && c->count_modes > 0);
+	for (int i = 0; i < c->count_modes; i++)
+		if ((uint32_t)c->modes[i].hdisplay * c->modes[i].vdisplay >
+		    (uint32_t)o->mode.hdisplay * o->mode.vdisplay)
+			o->mode = c->modes[i];
+	drmModeFreeConnector(c);
+}
+
+#define MEMCG		"primepair-vdisplay"
+#define MEMCG_MAX	(3u << 20)
+
+/*
+ * In the group: the writeback commit @req and opening the CRC file
+ * @crc_data must both fail with ENOMEM.  Exit status 0 if so, else what
+ * went wrong (no asserts in a plain child).
+ */
+static void memcg_child(int fd, drmModeAtomicReqPtr req, const char *crc_data)
+{
+	int ret, data;
+
+	if (primepair_memcg_join(MEMCG))
+		_exit(200);
+	ret = primepair_commit(fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
+	if (ret != -ENOMEM)
+		_exit(ret ? 100 + (-ret & 0x3f) : 201);
+	data = open(crc_data, O_RDONLY);
+	if (data >= 0)
+		_exit(202);
+	_exit(errno == ENOMEM ? 0 : 150 + (errno & 0x3f));
+}
+
+/*
+ * A fresh device composes nothing until a writeback job or a CRC reader
+ * asks for frames; the image it then needs is reserved in the asking
+ * process and charged to its memory cgroup.  Over the group's limit the
+ * commit and the CRC open fail with ENOMEM, nothing waits for a frame
+ * that cannot come, nothing is killed; outside it both work.
+ */
+static void test_memcg_image(void)
+{
+	const uint32_t t = DRM_MODE_OBJECT_CONNECTOR;
+	struct primepair_kms kms = {};
+	struct primepair_output *o;
+	struct primepair_fb fb, wb;
+	char ctl[256], data[256], name[64];
+	drmModeAtomicReqPtr req;
+	int32_t fence = -1;
+	int status, fd;
+	pid_t pid;
+
+	require_configfs();
+	primepair_memcg_create(MEMCG, "3M");
+	build_two_outputs();
+	igt_assert_eq(cfs_write("enabled", "1"), 0);
+	cfs_kms_open(&kms);
+	o = &kms.outputs[0];
+	igt_assert(o->wb_connector_id);
+	pick_largest_mode(kms.fd, o);
+	/* The image holds a 32-bit pixel for each of the mode's */
+	igt_assert_lt(2 * MEMCG_MAX,
+		      (uint32_t)o->mode.hdisplay * o->mode.vdisplay * 4);
+
+	/* Both buffers' pages are allocated here, outside the group. */
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &fb);
+	for (uint32_t y = 0; y < fb.height; y++)
+		for (uint32_t x = 0; x < fb.width; x++)
+			((uint32_t *)fb.map)[y * fb.pitch / 4 + x] = FILL;
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &wb);
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+
+	snprintf(name, sizeof(name), "crtc-%u/crc/control", o->crtc_index);
+	igt_assert_eq(pp_dri_debugfs_path(kms.fd, name, ctl, sizeof(ctl)), 0);
+	snprintf(name, sizeof(name), "crtc-%u/crc/data", o->crtc_index);
+	igt_assert_eq(pp_dri_debugfs_path(kms.fd, name, data, sizeof(data)), 0);
+	fd = open(ctl, O_WRONLY);
+	igt_require_f(fd >= 0, "no %s\n", ctl);
+	igt_assert_eq(write(fd, "auto", 4), 4);
+	close(fd);
+
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	primepair_add(kms.fd, req, o->wb_connector_id, t, "CRTC_ID", o->crtc_id);
+	primepair_add(kms.fd, req, o->wb_connector_id, t, "WRITEBACK_FB_ID",
+		      wb.fb_id);
+	primepair_add(kms.fd, req, o->wb_connector_id, t,
+		      "WRITEBACK_OUT_FENCE_PTR", (uint64_t)(uintptr_t)&fence);
+	pid = fork();
+	igt_assert_lte(0, pid);
+	if (pid == 0)
+		memcg_child(kms.fd, req, data);
+	drmModeAtomicFree(req);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		     "in the group: status %#x\n", status);
+	primepair_memcg_remove(MEMCG);
+
+	/* Outside the group: the frame is written back, CRCs come. */
+	primepair_writeback_capture(&kms, o, &wb);
+	for (uint32_t y = 0; y < wb.height; y++)
+		for (uint32_t x = 0; x < wb.width; x++)
+			igt_assert_eq_u32(((uint32_t *)wb.map)[y * wb.pitch / 4 + x] &
+					  0xffffff, FILL & 0xffffff);
+	/* vdisplay's CRC: the CRC-32 register over the rows, not inverted */
+	igt_assert_eq_u32(fb.pitch, fb.width * 4);
+	igt_assert_eq_u32(primepair_crc_still(&kms, o, 10),
+			  ~primepair_crc32(0, fb.map, (size_t)fb.pitch * fb.height));
+
+	primepair_disable_all(&kms);
+	primepair_fb_destroy(kms.fd, &wb);
+	primepair_fb_destroy(kms.fd, &fb);
+	close(kms.fd);
+	cfs_teardown(0);
+	primepair_summary_settle("buffers", 0);
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_fixture {
@@ -749,4 +874,8 @@ igt_main
 	igt_describe("Removing the directory of an enabled device in use removes the device, safely");
 	igt_subtest("rmdir-busy")
 		remove_busy(true);
+
+	igt_describe("The composer's image is charged to the process asking for frames: over its memory cgroup's limit, writeback and CRC fail with ENOMEM; outside it they work");
+	igt_subtest("memcg-image")
+		test_memcg_image();
 }
