@@ -63,7 +63,7 @@ vm_qemu_argv() {
 	# shellcheck disable=SC2054,SC2034 # commas are QEMU's; the caller's
 	qemu=(
 		qemu-system-x86_64
-		-machine q35 -accel tcg,thread=multi -cpu Westmere -smp 2 -m 2048
+		-machine q35 -accel tcg,thread=multi -cpu Westmere -smp "${PRIMEPAIR_VM_SMP:-2}" -m 2048
 		-display none -no-reboot -nodefaults -no-user-config
 		-chardev "stdio,id=console,logfile=$results/console.log"
 		-serial chardev:console
