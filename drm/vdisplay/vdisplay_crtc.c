@@ -202,8 +202,24 @@ static bool vdisplay_get_vblank_timestamp(struct drm_crtc *crtc,
 	struct vdisplay_output *out = crtc_to_output(crtc);
 	unsigned long flags;
 
+	/*
+	 * Not started yet (the core resets its timestamp when the CRTC is
+	 * switched on, then starts the timer): the vblank the timer will
+	 * report as the last one once started, on a running sibling's grid
+	 * when it joins one.  A time later than that would make the core
+	 * count the distance back to it as billions of frames.
+	 */
 	if (!READ_ONCE(vblank->enabled)) {
-		*vblank_time = ktime_get();
+		ktime_t now = ktime_get();
+
+		*vblank_time = now;
+		if (vblank->framedur_ns > 0) {
+			ktime_t period = ns_to_ktime(vblank->framedur_ns);
+
+			*vblank_time = ktime_sub(vdisplay_first_vblank(out, now,
+								       period),
+						 period);
+		}
 		return true;
 	}
 
