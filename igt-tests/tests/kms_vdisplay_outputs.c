@@ -21,12 +21,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
 
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair.h"
 #include "primepair_kms.h"
 
@@ -571,14 +571,6 @@ static void test_tiled(void)
 	primepair_assert_summary_zero();
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 /* Switch @o alone off: its planes, its connector and its CRTC. */
 static void output_off(struct primepair_kms *kms, struct primepair_output *o)
 {
@@ -627,13 +619,13 @@ static void test_rejoin_count(void)
 		int64_t t0;
 
 		before = primepair_wait_vblank(&kms, o);
-		t0 = mono_ns();
+		t0 = pp_now_ns();
 		output_off(&kms, o);
 		/* Back at a different phase of the running output's frame */
 		usleep(1000 + i * frame_ns / 12 / 1000);
 		igt_assert_eq(primepair_modeset(&kms, o, &fb[1]), 0);
 		after = primepair_wait_vblank(&kms, o);
-		frames = (mono_ns() - t0) / frame_ns;
+		frames = (pp_now_ns() - t0) / frame_ns;
 		igt_assert_f(after - before >= 1 && after - before <= frames + 2,
 			     "round %u: counter %u -> %u in %u frames\n", i,
 			     before, after, frames);
