@@ -8,9 +8,10 @@
  * that a made-up mode past that list still works.
  * Then the hotplug file: unplugging a connector sends a hotplug uevent
  * and the connector reads disconnected with no modes; plugging it back
- * restores both.  An EDID forced through the core's edid_override gives
- * the connector that EDID's modes until it is reset; two connectors given
- * the EDIDs of the tiles of one monitor flip together.
+ * restores both.  An EDID forced through the core's edid_override or
+ * drm.edid_firmware gives the connector that EDID's modes until it is
+ * reset; two connectors given the EDIDs of the tiles of one monitor flip
+ * together.
  */
 
 #include <errno.h>
@@ -324,6 +325,35 @@ static void write_edid_override(struct primepair_kms *kms, uint32_t id,
 	close(fd);
 }
 
+/* The connector's first mode, from its EDID, lights @o. */
+static void light_first_mode(struct primepair_kms *kms, struct primepair_output *o)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(kms->fd, o->connector_id);
+	struct primepair_fb fb;
+
+	igt_assert(c);
+	igt_assert_lt(0, c->count_modes);
+	o->mode = c->modes[0];
+	drmModeFreeConnector(c);
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &fb);
+	igt_assert_eq(primepair_modeset(kms, o, &fb), 0);
+	primepair_disable_all(kms);
+	primepair_fb_destroy(kms->fd, &fb);
+}
+
+/* Connector @id has its @count standard modes again, and no EDID */
+static void assert_standard_modes(int fd, uint32_t id, int count)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(fd, id);
+
+	igt_assert(c);
+	igt_assert_eq(c->count_modes, count);
+	drmModeFreeConnector(c);
+	igt_assert_eq_u64(primepair_prop_value(fd, id, DRM_MODE_OBJECT_CONNECTOR,
+					       "EDID"), 0);
+}
+
 /*
  * The EDID forced through the core (what IGT's kmstest_force_edid() and
  * compositor CI scripts do) replaces the standard modes; "reset" brings
@@ -332,7 +362,6 @@ static void write_edid_override(struct primepair_kms *kms, uint32_t id,
 static void test_edid_override(void)
 {
 	struct primepair_kms kms;
-	struct primepair_fb fb;
 	drmModeConnectorPtr c;
 	uint8_t edid[128];
 	int count;
@@ -354,24 +383,106 @@ static void test_edid_override(void)
 	primepair_assert_edid_modes(kms.fd, id, edid);
 
 	/* The forced EDID's mode lights the output. */
-	c = drmModeGetConnector(kms.fd, id);
-	igt_assert(c);
-	kms.outputs[0].mode = c->modes[0];
-	drmModeFreeConnector(c);
-	primepair_fb_create(kms.fd, 1280, 720, DRM_FORMAT_XRGB8888, &fb);
-	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &fb), 0);
-	primepair_disable_all(&kms);
-	primepair_fb_destroy(kms.fd, &fb);
+	light_first_mode(&kms, &kms.outputs[0]);
 
 	write_edid_override(&kms, id, "reset", 5);
+	assert_standard_modes(kms.fd, id, count);
+
+	primepair_kms_close(&kms);
+	primepair_assert_summary_zero();
+}
+
+/* @len bytes into a module parameter in sysfs, all of them */
+static void write_param(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+
+	igt_require_f(fd >= 0, "no %s\n", path);
+	igt_assert_f(write(fd, buf, len) == (ssize_t)len, "write %s: %m\n", path);
+	close(fd);
+}
+
+#define FW_PATH_PARAM	"/sys/module/firmware_class/parameters/path"
+#define EDID_FW_PARAM	"/sys/module/drm/parameters/edid_firmware"
+
+static char edid_fw_dir[64];
+
+/* Both parameters empty again, the file and its directory gone */
+static void edid_firmware_cleanup(void)
+{
+	char path[128];
+
+	write_param(EDID_FW_PARAM, "", 1);
+	write_param(FW_PATH_PARAM, "", 1);
+	if (!edid_fw_dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/pp-edid.bin", edid_fw_dir);
+	unlink(path);
+	rmdir(edid_fw_dir);
+	edid_fw_dir[0] = '\0';
+}
+
+/*
+ * drm.edid_firmware=<connector>:<file> (what users of real monitors with
+ * broken EDIDs put on the kernel command line) gives the connector that
+ * file's EDID and its modes; connectors it does not name keep theirs, and
+ * emptying the parameter brings the standard modes back.  The file comes
+ * from firmware_class.path, set at run time to a directory of the test's.
+ */
+static void test_edid_firmware(void)
+{
+	struct primepair_kms kms;
+	drmModeConnectorPtr c;
+	char path[128], param[64];
+	uint8_t edid[128];
+	int count, fd;
+	uint32_t id;
+
+	igt_require_f(access(EDID_FW_PARAM, W_OK) == 0,
+		      "kernel without CONFIG_DRM_LOAD_EDID_FIRMWARE\n");
+	igt_require(access(FW_PATH_PARAM, W_OK) == 0);
+
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "outputs=2");
+	primepair_make_edid(edid);
+	primepair_kms_open(&kms);
+	igt_assert_eq(kms.noutputs, 2);
+	id = kms.outputs[1].connector_id;
+
 	c = drmModeGetConnector(kms.fd, id);
+	igt_assert(c);
+	count = c->count_modes;
+	igt_assert_lt(1, count);
+	snprintf(param, sizeof(param), "Virtual-%u:pp-edid.bin", c->connector_type_id);
+	drmModeFreeConnector(c);
+
+	strcpy(edid_fw_dir, "/tmp/pp-edidfw.XXXXXX");
+	igt_assert(mkdtemp(edid_fw_dir));
+	snprintf(path, sizeof(path), "%s/pp-edid.bin", edid_fw_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	igt_assert(fd >= 0);
+	igt_assert_eq(write(fd, edid, sizeof(edid)), (ssize_t)sizeof(edid));
+	close(fd);
+
+	write_param(FW_PATH_PARAM, edid_fw_dir, strlen(edid_fw_dir));
+	write_param(EDID_FW_PARAM, param, strlen(param));
+
+	/* The next probe loads it. */
+	primepair_assert_edid_modes(kms.fd, id, edid);
+	c = drmModeGetConnector(kms.fd, kms.outputs[0].connector_id);
 	igt_assert(c);
 	igt_assert_eq(c->count_modes, count);
 	drmModeFreeConnector(c);
-	igt_assert_eq_u64(primepair_prop_value(kms.fd, id, DRM_MODE_OBJECT_CONNECTOR,
-					       "EDID"), 0);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, kms.outputs[0].connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR, "EDID"), 0);
+
+	/* Its mode lights the output, as any EDID's would. */
+	light_first_mode(&kms, &kms.outputs[1]);
+
+	edid_firmware_cleanup();
+	assert_standard_modes(kms.fd, id, count);
 
 	primepair_kms_close(&kms);
+	primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
 	primepair_assert_summary_zero();
 }
 
@@ -650,6 +761,9 @@ igt_main
 	igt_describe("An EDID forced through debugfs edid_override gives its modes; reset restores the standard ones");
 	igt_subtest("edid-override")
 		test_edid_override();
+	igt_describe("drm.edid_firmware naming one connector gives it the file's EDID and modes; the others keep theirs");
+	igt_subtest("edid-firmware")
+		test_edid_firmware();
 	igt_describe("Two connectors with the EDIDs of one tiled monitor share a TILE group and their CRTCs flip at the same vblank");
 	igt_subtest("tiled")
 		test_tiled();
@@ -664,6 +778,8 @@ igt_main
 		test_two_devices();
 
 	igt_fixture {
+		if (edid_fw_dir[0])
+			edid_firmware_cleanup();
 		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
 		primepair_assert_summary_zero();
 	}
