@@ -12,23 +12,27 @@
  *
  * Each plane offers one colour pipeline besides "Bypass" in its
  * COLOR_PIPELINE property, which a client sees once it sets
- * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its four operations, each with a
+ * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its six operations, each with a
  * BYPASS property that is true at first, apply in this order:
  *
  * 1. a 1D curve, any of the eight named ones of the core (sRGB, PQ 125,
  *    BT.2020 and gamma 2.2, each way);
- * 2. a 3x4 matrix: three rows of red, green and blue coefficients and an
- *    offset, in S31.32 sign-magnitude;
- * 3. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
- * 4. a second 1D curve, to encode again what the first decoded.
+ * 2. a multiplier, in S31.32 sign-magnitude, which brings PQ's 0 to 125
+ *    back to 0 to 1 or sets an SDR picture's brightness among HDR ones;
+ * 3. and 4. two 3x4 matrices: three rows of red, green and blue
+ *    coefficients and an offset, in S31.32 sign-magnitude (a colour
+ *    space conversion and a colour effect, or an encoding and its
+ *    decoding, each in its own matrix, as vkms offers two);
+ * 5. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
+ * 6. a second 1D curve, to encode again what the first decoded.
  *
  * The composer runs them on each pixel of the plane as it reads it,
  * before blending, on red, green and blue in signed fixed point with 24
  * fractional bits: values from -128 to 128 pass from one operation to the
  * next, so a matrix may leave [0, 1] and PQ's 0 to 125 fits.  A curve or
  * the LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
- * PQ 125 inverse EOTF); the matrix takes any, its coefficients and
- * offsets cut to +-128, and saturates.  The result is clamped to
+ * PQ 125 inverse EOTF); the multiplier and the matrices take any, their
+ * factors, coefficients and offsets cut to +-128, and saturate.  The result is clamped to
  * [0, 1] and rounded to 8 bits.  Alpha goes through unchanged, and
  * premultiplied pixels are transformed as they are.  A matrix or LUT not
  * bypassed but without DATA passes its input through.
@@ -334,6 +338,11 @@ static void vd_apply_step(const struct vdisplay_step *s, s32 *rgb)
 		for (c = 0; c < 3; c++)
 			rgb[c] = vd_apply_curve(s->curve, rgb[c]);
 		break;
+	case VDISPLAY_STEP_MULTIPLY:
+		for (c = 0; c < 3; c++)
+			rgb[c] = clamp_t(s64, (rgb[c] * s->gain + (1LL << 23)) >> 24,
+					 S32_MIN, S32_MAX);
+		break;
 	case VDISPLAY_STEP_MATRIX:
 		vd_apply_matrix(s->matrix, rgb);
 		break;
@@ -442,6 +451,10 @@ static int vd_add_step(struct vdisplay_plane_state *vs, struct drm_colorop *op,
 			return -EINVAL;
 		s->kind = VDISPLAY_STEP_CURVE;
 		s->curve = cs->curve_1d_type;
+		break;
+	case DRM_COLOROP_MULTIPLIER:
+		s->kind = VDISPLAY_STEP_MULTIPLY;
+		s->gain = vd_s31_32_to_q24(cs->multiplier);
 		break;
 	case DRM_COLOROP_CTM_3X4:
 		if (!cs->data)
@@ -595,18 +608,24 @@ int vdisplay_plane_colorops_init(struct vdisplay_device *vd,
 					      &vd_colorop_funcs, curves, flags);
 	if (ret)
 		return ret;
-	ret = drm_plane_colorop_ctm_3x4_init(drm, &ops[1], plane,
-					     &vd_colorop_funcs, flags);
+	ret = drm_plane_colorop_mult_init(drm, &ops[1], plane,
+					  &vd_colorop_funcs, flags);
 	if (ret)
 		return ret;
-	ret = drm_plane_colorop_curve_1d_lut_init(drm, &ops[2], plane,
+	for (i = 2; i <= 3; i++) {
+		ret = drm_plane_colorop_ctm_3x4_init(drm, &ops[i], plane,
+						     &vd_colorop_funcs, flags);
+		if (ret)
+			return ret;
+	}
+	ret = drm_plane_colorop_curve_1d_lut_init(drm, &ops[4], plane,
 						  &vd_colorop_funcs,
 						  VDISPLAY_LUT1D_SIZE,
 						  DRM_COLOROP_LUT1D_INTERPOLATION_LINEAR,
 						  flags);
 	if (ret)
 		return ret;
-	ret = drm_plane_colorop_curve_1d_init(drm, &ops[3], plane,
+	ret = drm_plane_colorop_curve_1d_init(drm, &ops[5], plane,
 					      &vd_colorop_funcs, curves, flags);
 	if (ret)
 		return ret;

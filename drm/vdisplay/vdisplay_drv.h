@@ -139,13 +139,14 @@ struct vdisplay_config {
 #define VDISPLAY_DEFAULT_RANGE		DRM_COLOR_YCBCR_LIMITED_RANGE
 
 /* The operations of a plane's colour pipeline (see vdisplay_colorop.c) */
-#define VDISPLAY_PIPELINE_MAX_OPS	4
+#define VDISPLAY_PIPELINE_MAX_OPS	6
 /* Entries of the pipeline's 1D LUT */
 #define VDISPLAY_LUT1D_SIZE		4096
 
 /* What one operation of a plane's colour pipeline does */
 enum vdisplay_step_kind {
 	VDISPLAY_STEP_CURVE,
+	VDISPLAY_STEP_MULTIPLY,
 	VDISPLAY_STEP_MATRIX,
 	VDISPLAY_STEP_LUT,
 };
@@ -153,8 +154,9 @@ enum vdisplay_step_kind {
 /**
  * struct vdisplay_step - an operation of a plane's colour pipeline that is
  * not bypassed
- * @kind: curve, matrix or LUT
+ * @kind: curve, multiplier, matrix or LUT
  * @curve: a curve's DRM_COLOROP_1D_CURVE_* type
+ * @gain: a multiplier's factor, in two's complement Q24 (clamped to +-128)
  * @lut: a LUT's VDISPLAY_LUT1D_SIZE entries, in a blob the plane state
  *	holds a reference on
  * @matrix: a matrix's three rows of red, green and blue coefficients and
@@ -163,6 +165,7 @@ enum vdisplay_step_kind {
 struct vdisplay_step {
 	enum vdisplay_step_kind kind;
 	unsigned int curve;
+	s64 gain;
 	const struct drm_color_lut32 *lut;
 	s64 matrix[12];
 };

@@ -4,9 +4,9 @@
  *
  * Where the DRM core has colorops (7.x here), each vdisplay plane offers
  * one pipeline in COLOR_PIPELINE to a client that sets
- * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE: a 1D curve, a 3x4 matrix, a 1D
- * LUT of 4096 entries and a second 1D curve, each of which can be
- * bypassed.  The tests check what a compositor relies on: the pipeline's
+ * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE: a 1D curve, a multiplier, two 3x4
+ * matrices, a 1D LUT of 4096 entries and a second 1D curve, each of which
+ * can be bypassed.  The tests check what a compositor relies on: the pipeline's
  * shape as libdrm shows it, its output through the writeback connector
  * against a reference in double precision (each channel within 1), that
  * bypass gives the picture back, that only the plane's own pixels change,
@@ -28,7 +28,7 @@
 #include "primepair.h"
 #include "primepair_kms.h"
 
-IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, 3x4 matrix, 1D LUT, 1D curve");
+IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, multiplier, two 3x4 matrices, 1D LUT, 1D curve");
 
 /* uapi of 6.19, which libdrm's headers here may predate */
 #ifndef DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE
@@ -42,6 +42,7 @@ IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, 3x4 matrix, 1D L
 #define TYPE_1D_CURVE	0
 #define TYPE_1D_LUT	1
 #define TYPE_CTM_3X4	2
+#define TYPE_MULTIPLIER	3
 
 /* Values of the CURVE_1D_TYPE enum (enum drm_colorop_curve_1d_type) */
 enum curve {
@@ -55,7 +56,8 @@ static const char *const curve_names[NCURVES] = {
 	"BT.2020 Inverse OETF", "BT.2020 OETF", "Gamma 2.2", "Gamma 2.2 Inverse",
 };
 
-#define NOPS		4
+/* The pipeline's operations, in order */
+enum { OP_CURVE1, OP_MULT, OP_CTM, OP_CTM2, OP_LUT, OP_CURVE2, NOPS };
 #define LUT_SIZE	4096
 
 /* struct drm_color_lut32 */
@@ -69,12 +71,14 @@ struct pipe {
 	uint32_t ops[NOPS];
 };
 
-/* What a test sets: NO_CURVE, NULL: that operation bypassed */
+/* What a test sets: NO_CURVE, NULL, 0: that operation bypassed */
 struct cfg {
 	enum curve curve1;
 	const double *matrix;		/* 12: three rows of r, g, b, offset */
 	const struct lut32 *lut;	/* LUT_SIZE entries */
 	enum curve curve2;
+	double mult;			/* between curve1 and matrix */
+	const double *matrix2;		/* after matrix */
 };
 
 struct ctx {
@@ -147,26 +151,37 @@ static double lut_at(const struct lut32 *lut, int ch, double x)
 	return lo + (hi - lo) * f;
 }
 
+/* @v through a 3x4 matrix */
+static void ref_matrix(const double *matrix, double *v)
+{
+	double m[3];
+
+	for (int ch = 0; ch < 3; ch++) {
+		const double *row = &matrix[4 * ch];
+
+		m[ch] = row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3];
+	}
+	memcpy(v, m, sizeof(m));
+}
+
 /* The reference of the pipeline for one XRGB pixel */
 static uint32_t ref_pixel(const struct cfg *cfg, uint32_t px)
 {
-	double v[3], m[3];
 	uint32_t out = 0xff000000u;
+	double v[3];
 	int ch;
 
 	for (ch = 0; ch < 3; ch++) {
 		v[ch] = (px >> (16 - 8 * ch) & 255) / 255.0;
 		if (cfg->curve1 != NO_CURVE)
 			v[ch] = curve(cfg->curve1, v[ch]);
+		if (cfg->mult)
+			v[ch] *= cfg->mult;
 	}
-	if (cfg->matrix) {
-		for (ch = 0; ch < 3; ch++) {
-			const double *row = &cfg->matrix[4 * ch];
-
-			m[ch] = row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3];
-		}
-		memcpy(v, m, sizeof(v));
-	}
+	if (cfg->matrix)
+		ref_matrix(cfg->matrix, v);
+	if (cfg->matrix2)
+		ref_matrix(cfg->matrix2, v);
 	for (ch = 0; ch < 3; ch++) {
 		if (cfg->lut)
 			v[ch] = lut_at(cfg->lut, ch, v[ch]);
@@ -257,36 +272,44 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 			const struct cfg *cfg, uint32_t flags)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-	uint32_t ctm = 0, lut = 0;
+	uint32_t ctm[2] = {}, lut = 0;
 	int ret;
 
 	igt_assert(req);
 	primepair_add(c->kms.fd, req, plane, DRM_MODE_OBJECT_PLANE,
 		      "COLOR_PIPELINE", p ? p->id : 0);
 	p = p ?: plane == c->o->primary ? &c->primary : &c->overlay;
-	add_op(c, req, p->ops[0], "BYPASS", cfg->curve1 == NO_CURVE);
+	add_op(c, req, p->ops[OP_CURVE1], "BYPASS", cfg->curve1 == NO_CURVE);
 	if (cfg->curve1 != NO_CURVE)
-		add_op(c, req, p->ops[0], "CURVE_1D_TYPE", cfg->curve1);
-	add_op(c, req, p->ops[1], "BYPASS", !cfg->matrix);
-	if (cfg->matrix) {
+		add_op(c, req, p->ops[OP_CURVE1], "CURVE_1D_TYPE", cfg->curve1);
+	add_op(c, req, p->ops[OP_MULT], "BYPASS", !cfg->mult);
+	if (cfg->mult)
+		add_op(c, req, p->ops[OP_MULT], "MULTIPLIER",
+		       primepair_s31_32(cfg->mult));
+	for (int k = 0; k < 2; k++) {
+		const double *matrix = k ? cfg->matrix2 : cfg->matrix;
 		uint64_t m[12];
 
-		for (int i = 0; i < 12; i++)
-			m[i] = primepair_s31_32(cfg->matrix[i]);
-		ctm = blob_of(c, m, sizeof(m));
+		if (matrix) {
+			for (int i = 0; i < 12; i++)
+				m[i] = primepair_s31_32(matrix[i]);
+			ctm[k] = blob_of(c, m, sizeof(m));
+		}
+		add_op(c, req, p->ops[OP_CTM + k], "BYPASS", !matrix);
+		add_op(c, req, p->ops[OP_CTM + k], "DATA", ctm[k]);
 	}
-	add_op(c, req, p->ops[1], "DATA", ctm);
-	add_op(c, req, p->ops[2], "BYPASS", !cfg->lut);
+	add_op(c, req, p->ops[OP_LUT], "BYPASS", !cfg->lut);
 	if (cfg->lut)
 		lut = blob_of(c, cfg->lut, LUT_SIZE * sizeof(*cfg->lut));
-	add_op(c, req, p->ops[2], "DATA", lut);
-	add_op(c, req, p->ops[3], "BYPASS", cfg->curve2 == NO_CURVE);
+	add_op(c, req, p->ops[OP_LUT], "DATA", lut);
+	add_op(c, req, p->ops[OP_CURVE2], "BYPASS", cfg->curve2 == NO_CURVE);
 	if (cfg->curve2 != NO_CURVE)
-		add_op(c, req, p->ops[3], "CURVE_1D_TYPE", cfg->curve2);
+		add_op(c, req, p->ops[OP_CURVE2], "CURVE_1D_TYPE", cfg->curve2);
 	ret = primepair_commit(c->kms.fd, req, flags);
 	drmModeAtomicFree(req);
-	if (ctm)
-		drmModeDestroyPropertyBlob(c->kms.fd, ctm);
+	for (int k = 0; k < 2; k++)
+		if (ctm[k])
+			drmModeDestroyPropertyBlob(c->kms.fd, ctm[k]);
 	if (lut)
 		drmModeDestroyPropertyBlob(c->kms.fd, lut);
 	return ret;
@@ -424,7 +447,8 @@ static void check_primary(struct ctx *c, const struct cfg *cfg)
 static void test_shape(struct ctx *c)
 {
 	static const uint64_t types[NOPS] = {
-		TYPE_1D_CURVE, TYPE_CTM_3X4, TYPE_1D_LUT, TYPE_1D_CURVE,
+		TYPE_1D_CURVE, TYPE_MULTIPLIER, TYPE_CTM_3X4, TYPE_CTM_3X4,
+		TYPE_1D_LUT, TYPE_1D_CURVE,
 	};
 	uint32_t planes[PRIMEPAIR_MAX_PLANES + 2], n = 0;
 	drmModePropertyPtr info;
@@ -453,14 +477,16 @@ static void test_shape(struct ctx *c)
 		}
 		igt_assert_eq_u32(p.ops[0], p.id);
 		igt_assert_eq_u64(op_value(c, p.ops[NOPS - 1], "NEXT"), 0);
-		igt_assert_eq_u64(op_value(c, p.ops[1], "DATA"), 0);
-		igt_assert_eq_u64(op_value(c, p.ops[2], "DATA"), 0);
-		igt_assert_eq_u64(op_value(c, p.ops[2], "SIZE"), LUT_SIZE);
-		igt_assert_eq_u64(op_value(c, p.ops[2], "LUT1D_INTERPOLATION"), 0);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_MULT], "MULTIPLIER"), 0);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_CTM], "DATA"), 0);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_CTM2], "DATA"), 0);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT], "DATA"), 0);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT], "SIZE"), LUT_SIZE);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT], "LUT1D_INTERPOLATION"), 0);
 	}
 
 	/* Both curves offer the eight of the core, by their values. */
-	for (int k = 0; k < NOPS; k += 3) {
+	for (int k = OP_CURVE1; k < NOPS; k += OP_CURVE2 - OP_CURVE1) {
 		uint32_t prop = primepair_prop_id(c->kms.fd, c->primary.ops[k],
 						  DRM_MODE_OBJECT_COLOROP,
 						  "CURVE_1D_TYPE");
@@ -478,12 +504,12 @@ static void test_shape(struct ctx *c)
 
 	/* SIZE, TYPE and NEXT are immutable; the LUT's interpolation is one. */
 	info = drmModeGetProperty(c->kms.fd,
-				  primepair_prop_id(c->kms.fd, c->primary.ops[2],
+				  primepair_prop_id(c->kms.fd, c->primary.ops[OP_LUT],
 						    DRM_MODE_OBJECT_COLOROP, "SIZE"));
 	igt_assert(info && (info->flags & DRM_MODE_PROP_IMMUTABLE));
 	drmModeFreeProperty(info);
 	info = drmModeGetProperty(c->kms.fd,
-				  primepair_prop_id(c->kms.fd, c->primary.ops[2],
+				  primepair_prop_id(c->kms.fd, c->primary.ops[OP_LUT],
 						    DRM_MODE_OBJECT_COLOROP,
 						    "LUT1D_INTERPOLATION"));
 	igt_assert(info && info->count_enums == 1 &&
@@ -612,6 +638,67 @@ static void test_ctm(struct ctx *c)
 					   &cfg, 0), 0);
 		igt_assert_eq_u32(capture_diff(c, 0), 0);
 	}
+}
+
+/*
+ * The multiplier: PQ's 0 to 125 brought back to 0 to 1 (what it is for),
+ * a gain that saturates, a negative one, and one past the range that
+ * saturates at -128; then the two matrices: an encoding to YCbCr and its
+ * decoding give the picture back (negative values pass between them), and
+ * the matrices and the multiplier apply in the pipeline's order.
+ */
+static void test_mult_matrices(struct ctx *c)
+{
+	/* BT.709 R'G'B' to Y'CbCr, without offsets, and back */
+	static const double enc[12] = {
+		0.2126, 0.7152, 0.0722, 0,
+		-0.2126 / 1.8556, -0.7152 / 1.8556, 0.5, 0,
+		0.5, -0.7152 / 1.5748, -0.0722 / 1.5748, 0,
+	};
+	static const double dec[12] = {
+		1, 0, 1.5748, 0,
+		1, -0.0722 * 1.8556 / 0.7152, -0.2126 * 1.5748 / 0.7152, 0,
+		1, 1.8556, 0, 0,
+	};
+	static const double darken[12] = {
+		1, 0, 0, -0.5,  0, 1, 0, -0.5,  0, 0, 1, -0.5,
+	};
+	static const double twice[12] = {
+		2, 0, 0, 0,  0, 2, 0, 0,  0, 0, 2, 0,
+	};
+	struct cfg cfg = { PQ_125_EOTF, NULL, NULL, NO_CURVE, 1 / 125.0 };
+	const double gains[] = { 0.5, 125, -1 };
+
+	check_primary(c, &cfg);
+	for (unsigned int i = 0; i < ARRAY_SIZE(gains); i++) {
+		cfg = (struct cfg){ NO_CURVE, NULL, NULL, NO_CURVE, gains[i] };
+		igt_debug("gain %g\n", gains[i]);
+		check_primary(c, &cfg);
+	}
+	/* S31.32 sign-magnitude at its most negative: black */
+	igt_assert_eq(set_one(c, c->primary.ops[OP_MULT], DRM_MODE_OBJECT_COLOROP,
+			      "MULTIPLIER", UINT64_MAX, 0), 0);
+	for (size_t i = 0; i < (size_t)c->w * c->h; i++)
+		c->ref[i] = 0xff000000u;
+	igt_assert_eq_u32(capture_diff(c, 0), 0);
+	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_MULT], "MULTIPLIER"),
+			  UINT64_MAX);
+
+	/* Both matrices: to Y'CbCr and back, within 1 */
+	cfg = (struct cfg){ NO_CURVE, enc, NULL, NO_CURVE, 0, dec };
+	igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary, &cfg, 0), 0);
+	ref_fullscreen(c, NULL);
+	igt_assert_eq_u32(capture_diff(c, 1), 0);
+	/* The first matrix applies first: 2(x - 0.5), not 2x - 0.5 */
+	cfg = (struct cfg){ NO_CURVE, darken, NULL, NO_CURVE, 0, twice };
+	check_primary(c, &cfg);
+	cfg = (struct cfg){ NO_CURVE, twice, NULL, NO_CURVE, 0, darken };
+	ref_fullscreen(c, &cfg);
+	igt_assert_lt(c->w * c->h / 4, primepair_compare(&c->wb, c->ref, 1));
+
+	/* The gain comes before the matrices: 2x - 0.5, not 2(x - 0.5) */
+	cfg = (struct cfg){ NO_CURVE, darken, NULL, NO_CURVE, 2 };
+	check_primary(c, &cfg);
 }
 
 static struct lut32 *lut_alloc(void)
@@ -807,14 +894,16 @@ static void test_bad(struct ctx *c)
 	for (f = 0; f < ARRAY_SIZE(flags); f++) {
 		/* A 3x4 matrix is 96 bytes; a 3x3 CTM's 72 are no matrix here. */
 		for (i = 0; i < ARRAY_SIZE(ctm_sizes); i++)
-			igt_assert_eq(set_data(c, c->primary.ops[1], ctm_sizes[i],
-					       flags[f]), -EINVAL);
+			for (int k = OP_CTM; k <= OP_CTM2; k++)
+				igt_assert_eq(set_data(c, c->primary.ops[k],
+						       ctm_sizes[i], flags[f]),
+					      -EINVAL);
 		/* The LUT is 4096 struct drm_color_lut32, of 16 bytes. */
 		for (i = 0; i < ARRAY_SIZE(lut_sizes); i++)
-			igt_assert_eq(set_data(c, c->primary.ops[2], lut_sizes[i],
-					       flags[f]), -EINVAL);
+			igt_assert_eq(set_data(c, c->primary.ops[OP_LUT],
+					       lut_sizes[i], flags[f]), -EINVAL);
 		/* A blob id that is no blob */
-		igt_assert_eq(set_one(c, c->primary.ops[2], DRM_MODE_OBJECT_COLOROP,
+		igt_assert_eq(set_one(c, c->primary.ops[OP_LUT], DRM_MODE_OBJECT_COLOROP,
 				      "DATA", c->primary.id, flags[f]), -EINVAL);
 		/* COLOR_PIPELINE: another plane's, not a pipeline's head, no object */
 		if (c->o->noverlays)
@@ -822,7 +911,7 @@ static void test_bad(struct ctx *c)
 					      "COLOR_PIPELINE", c->overlay.id,
 					      flags[f]), -EINVAL);
 		igt_assert_eq(set_one(c, p, DRM_MODE_OBJECT_PLANE, "COLOR_PIPELINE",
-				      c->primary.ops[1], flags[f]), -EINVAL);
+				      c->primary.ops[OP_CTM], flags[f]), -EINVAL);
 		igt_assert_eq(set_one(c, p, DRM_MODE_OBJECT_PLANE, "COLOR_PIPELINE",
 				      c->o->crtc_id, flags[f]), -EINVAL);
 		igt_assert_eq(set_one(c, p, DRM_MODE_OBJECT_PLANE, "COLOR_PIPELINE",
@@ -834,12 +923,12 @@ static void test_bad(struct ctx *c)
 		igt_assert_eq(set_one(c, c->primary.ops[0], DRM_MODE_OBJECT_COLOROP,
 				      "BYPASS", 2, flags[f]), -EINVAL);
 		/* Immutable properties */
-		igt_assert_eq(set_one(c, c->primary.ops[2], DRM_MODE_OBJECT_COLOROP,
+		igt_assert_eq(set_one(c, c->primary.ops[OP_LUT], DRM_MODE_OBJECT_COLOROP,
 				      "SIZE", LUT_SIZE, flags[f]), -EINVAL);
 		igt_assert_eq(set_one(c, c->primary.ops[0], DRM_MODE_OBJECT_COLOROP,
 				      "TYPE", TYPE_1D_CURVE, flags[f]), -EINVAL);
 		igt_assert_eq(set_one(c, c->primary.ops[0], DRM_MODE_OBJECT_COLOROP,
-				      "NEXT", c->primary.ops[1], flags[f]), -EINVAL);
+				      "NEXT", c->primary.ops[OP_CTM], flags[f]), -EINVAL);
 	}
 	/* The overlay's colorop on the primary's property list: not there */
 	if (c->o->noverlays) {
@@ -861,8 +950,9 @@ static void test_bad(struct ctx *c)
 		      -ENOENT);
 
 	/* Nothing of it stuck: the same picture, the same blobs. */
-	igt_assert_neq_u64(op_value(c, c->primary.ops[1], "DATA"), 0);
-	igt_assert_eq_u64(op_value(c, c->primary.ops[2], "DATA"), 0);
+	igt_assert_neq_u64(op_value(c, c->primary.ops[OP_CTM], "DATA"), 0);
+	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_CTM2], "DATA"), 0);
+	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT], "DATA"), 0);
 	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, p, DRM_MODE_OBJECT_PLANE,
 					       "COLOR_PIPELINE"), c->primary.id);
 	igt_assert_eq_u32(capture_diff(c, 1), 0);
@@ -963,7 +1053,7 @@ igt_main
 	igt_fixture
 		ctx_init(&c);
 
-	igt_describe("Every plane has one pipeline: 1D curve, 3x4 matrix, 1D LUT of 4096, 1D curve, all bypassed at first, the eight curves of the core");
+	igt_describe("Every plane has one pipeline: 1D curve, multiplier, two 3x4 matrices, 1D LUT of 4096, 1D curve, all bypassed at first, the eight curves of the core");
 	igt_subtest("pipeline-shape") {
 		ctx_reset(&c);
 		test_shape(&c);
@@ -987,6 +1077,11 @@ igt_main
 	igt_subtest("ctm-3x4") {
 		ctx_reset(&c);
 		test_ctm(&c);
+	}
+	igt_describe("The multiplier scales PQ back to 0-1 and saturates; two matrices encode and decode in order");
+	igt_subtest("multiplier-two-matrices") {
+		ctx_reset(&c);
+		test_mult_matrices(&c);
 	}
 	igt_describe("1D LUT: an inverting LUT gives 255 - x, per-channel curves against a reference");
 	igt_subtest("lut-1d") {
