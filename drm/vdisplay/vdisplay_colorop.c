@@ -19,10 +19,10 @@
  *    BT.2020 and gamma 2.2, each way);
  * 2. a multiplier, in S31.32 sign-magnitude, which brings PQ's 0 to 125
  *    back to 0 to 1 or sets an SDR picture's brightness among HDR ones;
- * 3. and 4. two 3x4 matrices: three rows of red, green and blue
- *    coefficients and an offset, in S31.32 sign-magnitude (a colour
- *    space conversion and a colour effect, or an encoding and its
- *    decoding, each in its own matrix, as vkms offers two);
+ * 3. a 3x4 matrix: three rows of red, green and blue coefficients and an
+ *    offset, in S31.32 sign-magnitude;
+ * 4. a second 3x4 matrix, as vkms has two (a colour space conversion and
+ *    a colour effect, or an encoding and its decoding);
  * 5. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
  * 6. a second 1D curve, to encode again what the first decoded.
  *
@@ -32,10 +32,10 @@
  * next, so a matrix may leave [0, 1] and PQ's 0 to 125 fits.  A curve or
  * the LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
  * PQ 125 inverse EOTF); the multiplier and the matrices take any, their
- * factors, coefficients and offsets cut to +-128, and saturate.  The result is clamped to
- * [0, 1] and rounded to 8 bits.  Alpha goes through unchanged, and
- * premultiplied pixels are transformed as they are.  A matrix or LUT not
- * bypassed but without DATA passes its input through.
+ * factors, coefficients and offsets cut to +-128, and saturate.  The
+ * result is clamped to [0, 1] and rounded to 8 bits.  Alpha goes through
+ * unchanged, and premultiplied pixels are transformed as they are.  A
+ * matrix or LUT not bypassed but without DATA passes its input through.
  *
  * The curves are tables computed at module load in integer arithmetic
  * (fixed-point log2 and exp2), with nodes spaced as a float with 6 bits
