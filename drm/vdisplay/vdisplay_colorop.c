@@ -33,7 +33,7 @@
  * the LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
  * PQ 125 inverse EOTF); the multiplier and the matrices take any, their
  * factors, coefficients and offsets cut to +-128, and saturate.  The
- * result is clamped to [0, 1] and rounded to 8 bits.  Alpha goes through
+ * result is clamped to [0, 1] and rounded to the blender's 16 bits.  Alpha goes through
  * unchanged, and premultiplied pixels are transformed as they are.  A
  * matrix or LUT not bypassed but without DATA passes its input through.
  *
@@ -356,28 +356,31 @@ static void vd_apply_step(const struct vdisplay_step *s, s32 *rgb)
 /**
  * vdisplay_pipeline_apply() - run a plane's colour pipeline on pixels
  * @p: the plane's active operations, at least one
- * @px: @n ARGB8888 pixels, transformed in place
+ * @px: @n pixels of the composer's (see vdisplay_px()), transformed in
+ *	place
  * @n: number of pixels
  *
  * Context: the composer, under the output's compose_lock.
  */
-void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u32 *px,
+void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 			     unsigned int n)
 {
 	unsigned int i, s, c;
 
 	for (i = 0; i < n; i++) {
-		u32 out = px[i] & 0xff000000;
+		u64 out = px[i] & VDISPLAY_PX_OPAQUE;
 		s32 rgb[3];
 
+		/* 0xffff is 1.0: to Q24, and back, each rounded */
 		for (c = 0; c < 3; c++)
-			rgb[c] = (((px[i] >> (16 - 8 * c)) & 0xff) << 24 | 127) / 255;
+			rgb[c] = div_u64(((u64)vdisplay_px_chan(px[i], 32 - 16 * c)
+					  << 24) + 0x7fff, 0xffff);
 		for (s = 0; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
 		for (c = 0; c < 3; c++) {
-			u32 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
+			u64 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
 
-			out |= ((v * 255 + BIT(23)) >> 24) << (16 - 8 * c);
+			out |= ((v * 0xffff + BIT(23)) >> 24) << (32 - 16 * c);
 		}
 		px[i] = out;
 	}

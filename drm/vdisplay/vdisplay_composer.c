@@ -20,11 +20,13 @@
  * vdisplay_compose() for when a frame is composed in full).  The planes'
  * updates report the damage, the CRTC's flush hands it on with the scene.
  *
- * Pixels are blended at 8 bits per channel; the image is XRGB8888 with the
- * unused byte 0xff, over a black background.  10- and 16-bit framebuffers
- * lose their low bits on the way in, half floats are cut to [0, 1] and
- * rounded; 10-bit writeback widens each channel again by repeating its
- * top bits, so full scale stays full scale.
+ * Pixels are blended at 16 bits per channel, over a black background:
+ * 10- and 16-bit framebuffers keep their precision up to the writeback,
+ * and the planes' colour pipelines run on it.  Plane alpha is used at 8
+ * bits, as most display engines have it.  The CRC is taken of the image
+ * rounded to XRGB8888, so that a picture's CRC does not depend on the
+ * depth of the framebuffers that make it; the writeback rounds it to
+ * the depth of its own format.
  *
  * A scaled plane is sampled by nearest neighbour, whatever its
  * SCALING_FILTER (DEFAULT means nearest neighbour here): each destination
@@ -39,10 +41,11 @@
  * engine applies it on the way to the connector: the CRC and writeback
  * see the corrected picture.  It has one entry per 8-bit value, of which
  * the composer keeps the top 8 bits, as an 8-bit pipe wired to a 16-bit
- * table would.  Both linear ramps userspace sets, i << 8 (the core's
- * legacy default) and i * 0x101, then give the picture unchanged;
- * rounding (drm_color_lut_extract()) would raise the upper half of the
- * second one by one.
+ * table would, and interpolates between entries for the values between
+ * them.  Both linear ramps userspace sets, i << 8 (the core's legacy
+ * default) and i * 0x101, then give the picture unchanged; rounding
+ * (drm_color_lut_extract()) would raise the upper half of the second one
+ * by one.
  */
 
 #include <linux/crc32.h>
@@ -64,35 +67,49 @@
 
 #include "vdisplay_drv.h"
 
-/* Exact division by 255 with rounding, for products of two 8-bit values. */
-static inline u32 vdisplay_div255(u32 v)
+/* @v / 0xffff, rounded, for sums of products of 16-bit values */
+static inline u32 vdisplay_div65535(u64 v)
 {
-	return (v + 128 + ((v + 128) >> 8)) >> 8;
+	return div_u64(v + 0x7fff, 0xffff);
 }
 
 /*
- * Blend @src over @dst.  Plane alpha @pa and pixel alpha are 8 bits:
+ * Blend @src over @dst, 16 bits per channel.  @pa is the plane alpha,
+ * 0 to 0xffff:
  * none: src * pa + dst * (1 - pa), the pixel's alpha ignored;
  * pre-multiplied: src * pa + dst * (1 - a * pa);
  * coverage: src * a * pa + dst * (1 - a * pa).
+ * Each channel is rounded once, from the exact sum of its two terms.
  */
-static u32 vdisplay_blend_pixel(u32 dst, u32 src, u32 pa, u16 mode)
+static u64 vdisplay_blend_pixel(u64 dst, u64 src, u32 pa, u16 mode)
 {
-	u32 a = src >> 24, sa, da, out = 0xff000000;
+	u32 a = vdisplay_px_chan(src, 48), sa, da;
+	u64 out = VDISPLAY_PX_OPAQUE;
 	unsigned int shift;
 
 	if (mode == DRM_MODE_BLEND_PIXEL_NONE)
-		a = 255;
-	da = 255 - vdisplay_div255(a * pa);
-	sa = mode == DRM_MODE_BLEND_COVERAGE ? vdisplay_div255(a * pa) : pa;
+		a = 0xffff;
+	sa = vdisplay_div65535((u64)a * pa);
+	da = 0xffff - sa;
+	if (mode != DRM_MODE_BLEND_COVERAGE)
+		sa = pa;
 
-	for (shift = 0; shift < 24; shift += 8) {
-		u32 s = (src >> shift) & 0xff, d = (dst >> shift) & 0xff;
-		u32 c = vdisplay_div255(s * sa) + vdisplay_div255(d * da);
+	for (shift = 0; shift < 48; shift += 16) {
+		u64 c = (u64)vdisplay_px_chan(src, shift) * sa +
+			(u64)vdisplay_px_chan(dst, shift) * da;
 
-		out |= min_t(u32, c, 255) << shift;
+		out |= (u64)min_t(u32, vdisplay_div65535(c), 0xffff) << shift;
 	}
 	return out;
+}
+
+/*
+ * The plane alpha the blender uses: the property's top 8 bits, widened
+ * again, so that 0xff00 and up are opaque.
+ */
+static u32 vdisplay_layer_alpha(const struct vdisplay_layer *l)
+{
+	return (l->alpha >> 8) * 0x101;
 }
 
 /*
@@ -101,15 +118,16 @@ static u32 vdisplay_blend_pixel(u32 dst, u32 src, u32 pa, u16 mode)
  */
 static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
 {
-	return l->alpha >> 8 == 255 && !l->fmt->has_alpha;
+	return vdisplay_layer_alpha(l) == 0xffff && !l->fmt->has_alpha;
 }
 
 /*
- * Pixel (@x, @y) of a YUV framebuffer, in ARGB8888.  Every YUV format is
- * read alike, where its entry says the top byte of each sample lies;
- * @l->cb and @l->cr point at those of the first chroma samples.
+ * Pixel (@x, @y) of a YUV framebuffer.  Every YUV format is read alike,
+ * where its entry says the top byte of each sample lies; @l->cb and
+ * @l->cr point at those of the first chroma samples.  The conversion is
+ * at 8 bits, widened exactly to the blender's 16.
  */
-static u32 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
+static u64 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
 {
 	const struct vdisplay_format *fmt = l->fmt;
 	size_t cx = (size_t)(x / fmt->hsub) * fmt->chroma_cpp;
@@ -124,12 +142,12 @@ static u32 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
 	s32 g = (yy + cb * l->yuv.gu + cr * l->yuv.gv) >> 16;
 	s32 b = (yy + cb * l->yuv.bu) >> 16;
 
-	return 0xff000000 | clamp(r, 0, 255) << 16 | clamp(g, 0, 255) << 8 |
-	       clamp(b, 0, 255);
+	return vdisplay_px(0xffff, clamp(r, 0, 255) * 0x101,
+			   clamp(g, 0, 255) * 0x101, clamp(b, 0, 255) * 0x101);
 }
 
 /* Row @j of a YUV layer, rotated or not */
-static void vdisplay_read_yuv(u32 *dst, const struct vdisplay_layer *l,
+static void vdisplay_read_yuv(u64 *dst, const struct vdisplay_layer *l,
 			      int j, unsigned int n)
 {
 	int x, y, dx = 1, dy = 0;
@@ -152,7 +170,7 @@ static void vdisplay_read_yuv(u32 *dst, const struct vdisplay_layer *l,
  * Row @j of a rotated or reflected layer: its pixels are a line across
  * the framebuffer in any of four directions, read one at a time.
  */
-static void vdisplay_read_rotated(u32 *dst, const struct vdisplay_layer *l,
+static void vdisplay_read_rotated(u64 *dst, const struct vdisplay_layer *l,
 				  int j, unsigned int n)
 {
 	int x = l->ox + j * l->jx, y = l->oy + j * l->jy;
@@ -175,7 +193,7 @@ static u32 vdisplay_axis_at(const struct vdisplay_axis *a, u32 k)
  * pixels are stepped through without a division, each taken back to the
  * framebuffer and read alone.
  */
-static void vdisplay_read_scaled(u32 *dst, const struct vdisplay_layer *l,
+static void vdisplay_read_scaled(u64 *dst, const struct vdisplay_layer *l,
 				 int j, unsigned int n)
 {
 	const struct vdisplay_format *fmt = l->fmt;
@@ -203,8 +221,8 @@ static void vdisplay_read_scaled(u32 *dst, const struct vdisplay_layer *l,
 	}
 }
 
-/* Row @j of the layer, converted to ARGB8888 at @dst */
-static void vdisplay_read_layer_row(u32 *dst, const struct vdisplay_layer *l,
+/* Row @j of the layer, converted to the blender's pixels at @dst */
+static void vdisplay_read_layer_row(u64 *dst, const struct vdisplay_layer *l,
 				    int j, unsigned int n)
 {
 	if (l->scaled) {
@@ -229,17 +247,17 @@ static void vdisplay_read_layer_row(u32 *dst, const struct vdisplay_layer *l,
  * reader into @line, then blended; an opaque layer's reader writes
  * straight into the image.
  */
-static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
+static void vdisplay_blend_layer(u64 *image, u32 width, u64 *line,
 				 const struct vdisplay_layer *l, int y1, int y2)
 {
 	unsigned int n = drm_rect_width(&l->dst);
 	bool copy = vdisplay_layer_is_copy(l);
-	u32 pa = l->alpha >> 8;
+	u32 pa = vdisplay_layer_alpha(l);
 	int y, end = min(l->dst.y2, y2);
 	unsigned int i;
 
 	for (y = max(l->dst.y1, y1); y < end; y++) {
-		u32 *row = image + (size_t)y * width + l->dst.x1;
+		u64 *row = image + (size_t)y * width + l->dst.x1;
 
 		if (copy) {
 			vdisplay_read_layer_row(row, l, y - l->dst.y1, n);
@@ -251,11 +269,12 @@ static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
 		if (l->pipeline.nsteps)
 			vdisplay_pipeline_apply(&l->pipeline, line, n);
 		for (i = 0; i < n; i++) {
-			u32 px = line[i];
+			u64 px = line[i];
 
-			if (pa == 255 && (l->blend == DRM_MODE_BLEND_PIXEL_NONE ||
-					  px >> 24 == 255))
-				row[i] = px | 0xff000000;
+			if (pa == 0xffff &&
+			    (l->blend == DRM_MODE_BLEND_PIXEL_NONE ||
+			     vdisplay_px_chan(px, 48) == 0xffff))
+				row[i] = px | VDISPLAY_PX_OPAQUE;
 			else
 				row[i] = vdisplay_blend_pixel(row[i], px, pa,
 							      l->blend);
@@ -263,46 +282,58 @@ static void vdisplay_blend_layer(u32 *image, u32 width, u32 *line,
 	}
 }
 
-static void vdisplay_apply_gamma(u32 *image, size_t npixels,
+/*
+ * Entry @v of a table of VDISPLAY_GAMMA_SIZE 16-bit entries, @v being 0
+ * to 0xffff over the whole table: between entries, linearly interpolated
+ * and rounded, so that a value from an 8-bit one (a multiple of 0x101)
+ * lands on its entry exactly.
+ */
+static u32 vdisplay_lut_at(const u16 *t, u32 v)
+{
+	u32 pos = v * (VDISPLAY_GAMMA_SIZE - 1);
+	u32 i = pos / 0xffff, frac = pos % 0xffff;
+
+	if (!frac)
+		return t[i];
+	return (t[i] * (0xffff - frac) + t[i + 1] * frac + 0x7fff) / 0xffff;
+}
+
+static void vdisplay_apply_gamma(u64 *image, size_t npixels,
 				 const struct vdisplay_frame *f)
 {
 	size_t i;
 
 	for (i = 0; i < npixels; i++) {
-		u32 px = image[i];
+		u64 px = image[i];
 
-		image[i] = 0xff000000 |
-			(u32)f->gamma[0][(px >> 16) & 0xff] << 16 |
-			(u32)f->gamma[1][(px >> 8) & 0xff] << 8 |
-			f->gamma[2][px & 0xff];
+		image[i] = vdisplay_px(0xffff,
+				       vdisplay_lut_at(f->gamma[0], vdisplay_px_chan(px, 32)),
+				       vdisplay_lut_at(f->gamma[1], vdisplay_px_chan(px, 16)),
+				       vdisplay_lut_at(f->gamma[2], vdisplay_px_chan(px, 0)));
 	}
-}
-
-/* A 16-bit channel value (0xffff is 1.0) to 8 bits, rounded */
-static inline u32 vdisplay_16_to_8(u32 v)
-{
-	return (v * 255 + 0x7fff) / 0xffff;
 }
 
 /*
  * The CRTC's colour pipeline before its gamma LUT: the DEGAMMA_LUT takes
- * each 8-bit channel to 16 bits (without one, v * 0x101 keeps the value
- * exact), the CTM mixes the three at 16 bits, rounded and clamped to
- * [0, 1], and the result goes back to 8 bits, rounded, for the gamma LUT.
+ * each channel to 16 bits (without one, it stays as it is), the CTM
+ * mixes the three at 16 bits, rounded and clamped to [0, 1].  What an
+ * 8-bit framebuffer gives is rounded to 8 bits by the CRC and writeback
+ * as the rest of the image, as though the pipe were 8 bits wide.
  */
-static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
+static void vdisplay_apply_degamma_ctm(u64 *image, size_t npixels,
 				       const struct vdisplay_frame *f)
 {
 	size_t i;
 
 	for (i = 0; i < npixels; i++) {
-		u32 px = image[i], in[3], out = 0xff000000;
+		u64 px = image[i], out = VDISPLAY_PX_OPAQUE;
+		u32 in[3];
 		unsigned int c;
 
 		for (c = 0; c < 3; c++) {
-			u32 v = (px >> (16 - 8 * c)) & 0xff;
+			u32 v = vdisplay_px_chan(px, 32 - 16 * c);
 
-			in[c] = f->degamma_on ? f->degamma[c][v] : v * 0x101;
+			in[c] = f->degamma_on ? vdisplay_lut_at(f->degamma[c], v) : v;
 		}
 		for (c = 0; c < 3; c++) {
 			s64 sum;
@@ -315,7 +346,7 @@ static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
 				sum = (sum + (1LL << 31)) >> 32;
 				v = clamp_t(s64, sum, 0, 0xffff);
 			}
-			out |= vdisplay_16_to_8(v) << (16 - 8 * c);
+			out |= (u64)v << (32 - 16 * c);
 		}
 		image[i] = out;
 	}
@@ -323,12 +354,13 @@ static void vdisplay_apply_degamma_ctm(u32 *image, size_t npixels,
 
 /*
  * The image's allocation: @frame.height rows of @frame.width pixels, two
- * lines of scratch (the row readers' and the CRC's), then the CRC of each
- * row.
+ * lines of scratch (the row readers' and the CRC's), a line of XRGB8888
+ * for the CRC, then the CRC of each row.
  */
 static size_t vdisplay_image_bytes(u32 width, u32 height)
 {
-	return ((size_t)width * (height + 2) + height) * 4;
+	return (size_t)width * (height + 2) * sizeof(u64) +
+	       ((size_t)width + height) * sizeof(u32);
 }
 
 /* The image for the frame the composer has now */
@@ -338,19 +370,35 @@ static size_t vdisplay_frame_image_bytes(struct vdisplay_output *out)
 	return vdisplay_image_bytes(out->frame.width, out->frame.height);
 }
 
-static u32 *vdisplay_row(struct vdisplay_output *out, int y)
+static u64 *vdisplay_row(struct vdisplay_output *out, int y)
 {
 	return out->image + (size_t)y * out->frame.width;
 }
 
-static u32 *vdisplay_scratch_line(struct vdisplay_output *out, int n)
+static u64 *vdisplay_scratch_line(struct vdisplay_output *out, int n)
 {
 	return vdisplay_row(out, out->frame.height + n);
 }
 
+static u32 *vdisplay_crc_line(struct vdisplay_output *out)
+{
+	return (u32 *)vdisplay_scratch_line(out, 2);
+}
+
 static u32 *vdisplay_row_crcs(struct vdisplay_output *out)
 {
-	return vdisplay_scratch_line(out, 2);
+	return vdisplay_crc_line(out) + out->frame.width;
+}
+
+/* crc32_le() from 0 of row @y of the image, rounded to XRGB8888 */
+static u32 vdisplay_row_crc(struct vdisplay_output *out, int y)
+{
+	const u64 *row = vdisplay_row(out, y);
+	u32 *line = vdisplay_crc_line(out), x;
+
+	for (x = 0; x < out->frame.width; x++)
+		line[x] = vdisplay_px_to_x888(row[x]);
+	return crc32_le(0, (const u8 *)line, out->frame.width * sizeof(u32));
 }
 
 /*
@@ -363,14 +411,14 @@ static void vdisplay_compose_rows(struct vdisplay_output *out, int y1, int y2)
 	const struct vdisplay_frame *f = &out->frame;
 	const struct vdisplay_layer *bottom = &f->layers[0];
 	size_t i, npixels = (size_t)(y2 - y1) * f->width;
-	u32 *rows = vdisplay_row(out, y1);
-	u32 *line = vdisplay_scratch_line(out, 0);
+	u64 *rows = vdisplay_row(out, y1);
+	u64 *line = vdisplay_scratch_line(out, 0);
 
 	if (!f->nlayers || !vdisplay_layer_is_copy(bottom) ||
 	    bottom->dst.x1 > 0 || bottom->dst.y1 > y1 ||
 	    bottom->dst.x2 < (int)f->width || bottom->dst.y2 < y2)
 		for (i = 0; i < npixels; i++)
-			rows[i] = 0xff000000;
+			rows[i] = VDISPLAY_PX_OPAQUE;
 	for (i = 0; i < f->nlayers; i++)
 		vdisplay_blend_layer(out->image, f->width, line, &f->layers[i],
 				     y1, y2);
@@ -416,9 +464,9 @@ static void vdisplay_rows_add(int *r1, int *r2, int y1, int y2)
 static void vdisplay_compose(struct vdisplay_output *out, bool crc)
 {
 	const struct vdisplay_frame *f = &out->frame;
-	size_t row_bytes = (size_t)f->width * 4;
+	size_t row_bytes = (size_t)f->width * sizeof(u64);
 	u32 *row_crc = vdisplay_row_crcs(out);
-	u32 *old = vdisplay_scratch_line(out, 1);
+	u64 *old = vdisplay_scratch_line(out, 1);
 	int y, y1 = 0, y2 = f->height;
 
 	lockdep_assert_held(&out->compose_lock);
@@ -435,16 +483,13 @@ static void vdisplay_compose(struct vdisplay_output *out, bool crc)
 			vdisplay_compose_rows(out, y1, y2);
 		out->row_crc_valid = crc;
 		for (y = 0; crc && y < (int)f->height; y++)
-			row_crc[y] = crc32_le(0, (const u8 *)vdisplay_row(out, y),
-					      row_bytes);
+			row_crc[y] = vdisplay_row_crc(out, y);
 	} else {
 		for (y = y1; y < y2; y++) {
 			memcpy(old, vdisplay_row(out, y), row_bytes);
 			vdisplay_compose_rows(out, y, y + 1);
 			if (memcmp(old, vdisplay_row(out, y), row_bytes))
-				row_crc[y] = crc32_le(0,
-						      (const u8 *)vdisplay_row(out, y),
-						      row_bytes);
+				row_crc[y] = vdisplay_row_crc(out, y);
 		}
 	}
 	out->row_crc_width = f->width;
@@ -465,7 +510,7 @@ static void vdisplay_write_back(struct vdisplay_output *out,
 
 	for (y = 0; y < f->height; y++) {
 		void *dst = (u8 *)t->vaddr + (size_t)y * t->pitch;
-		const u32 *src = out->image + (size_t)y * f->width;
+		const u64 *src = out->image + (size_t)y * f->width;
 
 		t->fmt->write_row(dst, src, f->width);
 	}
@@ -575,8 +620,8 @@ static void vdisplay_wb_signal_done(struct vdisplay_output *out,
  */
 static void vdisplay_crc_build_shift(struct vdisplay_output *out)
 {
-	size_t row_bytes = (size_t)out->frame.width * 4;
-	u8 *zeros = (u8 *)vdisplay_scratch_line(out, 1);
+	size_t row_bytes = (size_t)out->frame.width * sizeof(u32);
+	u8 *zeros = (u8 *)vdisplay_crc_line(out);
 	u32 bit[32];
 	unsigned int i, k, v;
 
@@ -594,7 +639,8 @@ static void vdisplay_crc_build_shift(struct vdisplay_output *out)
 
 /*
  * The CRC of the whole image, from the CRCs of its rows, top row first:
- * what crc32_le() from ~0 over its width * height * 4 bytes gives.
+ * what crc32_le() from ~0 over its width * height * 4 bytes, in
+ * XRGB8888, gives.
  */
 static u32 vdisplay_frame_crc(struct vdisplay_output *out)
 {
@@ -933,9 +979,9 @@ static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
 
 	lut = blob->data;
 	for (i = 0; i < VDISPLAY_GAMMA_SIZE; i++) {
-		f->gamma[0][i] = lut[i].red >> 8;
-		f->gamma[1][i] = lut[i].green >> 8;
-		f->gamma[2][i] = lut[i].blue >> 8;
+		f->gamma[0][i] = (lut[i].red >> 8) * 0x101;
+		f->gamma[1][i] = (lut[i].green >> 8) * 0x101;
+		f->gamma[2][i] = (lut[i].blue >> 8) * 0x101;
 	}
 }
 

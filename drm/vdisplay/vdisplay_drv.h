@@ -209,13 +209,54 @@ struct vdisplay_plane_state {
 /* Most formats a plane or the writeback connector offers */
 #define VDISPLAY_MAX_FORMATS	32
 
+/*
+ * The composer's pixels: 16 bits each of alpha, red, green and blue, from
+ * the top, 0xffff being full scale.
+ */
+#define VDISPLAY_PX_OPAQUE	(0xffffULL << 48)
+
+/* A pixel of four 16-bit channels */
+static inline u64 vdisplay_px(u32 a, u32 r, u32 g, u32 b)
+{
+	return (u64)a << 48 | (u64)r << 32 | (u64)g << 16 | b;
+}
+
+/* Channel @shift (48 alpha, 32 red, 16 green, 0 blue) of @px */
+static inline u32 vdisplay_px_chan(u64 px, unsigned int shift)
+{
+	return (px >> shift) & 0xffff;
+}
+
+/* An ARGB8888 value as a pixel: each channel times 0x101, exactly */
+static inline u64 vdisplay_px_from_8888(u32 v)
+{
+	u64 px = (u64)(v >> 24) << 48 | (u64)((v >> 16) & 0xff) << 32 |
+		 (u64)((v >> 8) & 0xff) << 16 | (v & 0xff);
+
+	return px * 0x101;
+}
+
+/* A 16-bit channel to 8 bits, rounded: exact for multiples of 0x101 */
+static inline u32 vdisplay_16_to_8(u32 v)
+{
+	return (v * 255 + 0x7fff) / 0xffff;
+}
+
+/* A pixel as XRGB8888, the unused byte 0xff, each channel rounded */
+static inline u32 vdisplay_px_to_x888(u64 px)
+{
+	return 0xff000000 | vdisplay_16_to_8(vdisplay_px_chan(px, 32)) << 16 |
+	       vdisplay_16_to_8(vdisplay_px_chan(px, 16)) << 8 |
+	       vdisplay_16_to_8(vdisplay_px_chan(px, 0));
+}
+
 /**
  * struct vdisplay_format - a format planes scan out
  * @fourcc: DRM fourcc
  * @cpp: bytes per pixel; of a YUV format, bytes per luma sample
  * @has_alpha: pixels carry an alpha channel
- * @read_row: convert @n pixels at @src to ARGB8888 at @dst (opaque for
- *	formats without alpha); NULL for YUV
+ * @read_row: convert @n pixels at @src to the composer's 16-bit ARGB at
+ *	@dst (opaque for formats without alpha); NULL for YUV
  * @yuv: a YUV format: luma in the first plane, little endian, of which
  *	the composer reads the top 8 bits (the last byte of a sample), then
  *	Cb and Cr in one plane, interleaved, or in one plane each
@@ -233,7 +274,7 @@ struct vdisplay_format {
 	u32 fourcc;
 	u8 cpp;
 	bool has_alpha;
-	void (*read_row)(u32 *dst, const void *src, unsigned int n);
+	void (*read_row)(u64 *dst, const void *src, unsigned int n);
 	bool yuv;
 	u8 hsub;
 	u8 vsub;
@@ -247,11 +288,12 @@ struct vdisplay_format {
 /**
  * struct vdisplay_wb_format - a format the writeback connector writes
  * @fourcc: DRM fourcc
- * @write_row: convert @n XRGB8888 pixels at @src to the format at @dst
+ * @write_row: convert @n of the composer's opaque 16-bit pixels at @src
+ *	to the format at @dst
  */
 struct vdisplay_wb_format {
 	u32 fourcc;
-	void (*write_row)(void *dst, const u32 *src, unsigned int n);
+	void (*write_row)(void *dst, const u64 *src, unsigned int n);
 };
 
 /**
@@ -371,13 +413,15 @@ struct vdisplay_wb_target {
  * @nlayers: number of entries in @layers
  * @layers: visible planes, bottom first
  * @degamma_on: the CRTC has a DEGAMMA_LUT, @degamma applies first
- * @degamma: the 16-bit output of red, green and blue for each 8-bit value
+ * @degamma: the 16-bit output of red, green and blue for each 8-bit value,
+ *	interpolated between
  * @ctm_on: the CRTC has a CTM, @ctm applies after the degamma LUT
  * @ctm: the matrix, row by row, in two's complement Q32.32 (clamped to
  *	+-256, far beyond any use)
  * @gamma_on: the CRTC has a GAMMA_LUT, @gamma applies to the blended image
- * @gamma: the LUT cut to 8 bits: the output of red, green and blue for
- *	each 8-bit input value
+ * @gamma: the LUT's entries cut to 8 bits and widened again (times
+ *	0x101): the output of red, green and blue for each 8-bit input
+ *	value, interpolated between
  */
 struct vdisplay_frame {
 	bool active;
@@ -390,7 +434,7 @@ struct vdisplay_frame {
 	bool ctm_on;
 	s64 ctm[9];
 	bool gamma_on;
-	u8 gamma[3][VDISPLAY_GAMMA_SIZE];
+	u16 gamma[3][VDISPLAY_GAMMA_SIZE];
 };
 
 /**
@@ -432,9 +476,10 @@ struct vdisplay_frame {
  * @wb_pending: writeback targets in the order their jobs were queued on
  *	@wb (DRM core signals the oldest job first); only the worker
  *	completes them, so the two queues stay in step
- * @image: the composed frame, XRGB8888, @frame.width x @frame.height,
- *	followed by two lines of scratch (the row readers' and the CRC's)
- *	and the CRC of each row
+ * @image: the composed frame, 16 bits per channel (see vdisplay_px()),
+ *	@frame.width x @frame.height, followed by two lines of scratch (the
+ *	row readers' and the CRC's), a line of XRGB8888 for the CRC, and
+ *	the CRC of each row
  * @image_size: bytes allocated at @image
  * @image_valid: @image is the composition of @frame, except in the rows
  *	from @damage_y1 to @damage_y2, as far as the damage clients
@@ -449,8 +494,8 @@ struct vdisplay_frame {
  * @commit_y1: first CRTC row the commit being applied damages
  * @commit_y2: the row after its last one
  * @row_crc_valid: the row CRCs at the end of @image's allocation hold
- *	crc32_le() from 0 of each row of a @row_crc_width x @row_crc_height
- *	image
+ *	crc32_le() from 0 of each row, as XRGB8888, of a @row_crc_width x
+ *	@row_crc_height image
  * @row_crc_width: width of the image the row CRCs were taken of
  * @row_crc_height: its height
  * @crc_shift_width: row width, in pixels, @crc_shift was built for
@@ -483,7 +528,7 @@ struct vdisplay_output {
 	struct mutex compose_lock;	/* see the kernel-doc above */
 	struct vdisplay_frame frame;
 	struct list_head wb_pending;
-	u32 *image;
+	u64 *image;
 	size_t image_size;
 	bool image_valid;
 	bool committed;
@@ -590,7 +635,7 @@ bool vdisplay_plane_pipeline_changed(const struct drm_plane_state *old_state,
 void vdisplay_plane_pipeline_copy(struct vdisplay_plane_state *dst,
 				  const struct vdisplay_plane_state *src);
 void vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs);
-void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u32 *px,
+void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 			     unsigned int n);
 #else
 static inline void vdisplay_colorop_tables_init(void)
@@ -628,7 +673,7 @@ vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs)
 }
 
 static inline void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p,
-					   u32 *px, unsigned int n)
+					   u64 *px, unsigned int n)
 {
 }
 #endif

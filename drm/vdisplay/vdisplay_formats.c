@@ -3,20 +3,25 @@
  * vdisplay - pixel formats
  *
  * Every format the planes scan out has one row reader, which turns a run
- * of its pixels into the composer's ARGB8888, and every writeback format
- * one row writer, which turns the composed XRGB8888 image back.  Both are
- * looked up once per plane or writeback job when a commit hands its state
- * to the composer, never per pixel, so a new format is a reader (or a
- * writer) and a line in a table here.
+ * of its pixels into the composer's 16-bit ARGB (see vdisplay_px()), and
+ * every writeback format one row writer, which turns the composed image
+ * back.  Both are looked up once per plane or writeback job when a commit
+ * hands its state to the composer, never per pixel, so a new format is a
+ * reader (or a writer) and a line in a table here.
  *
- * The blender is 8 bits per channel: wider channels keep their top bits
- * on the way in, narrower ones are widened by repeating their top bits
- * below, so full scale stays full scale.  Half floats are cut to [0, 1]
- * and scaled to 8 bits with rounding.  Formats without alpha read
- * opaque.  The YUV formats have no row reader: their pixels depend on
- * the plane's COLOR_ENCODING and COLOR_RANGE, which the composer applies
- * a pixel at a time, and their entries say instead where the samples
- * lie, so that one reader takes them all.
+ * The blender is 16 bits per channel.  An 8-bit channel comes in times
+ * 0x101, exactly.  Narrower channels (1, 5, 6 and 10 bits) are widened by
+ * repeating their bits below until all 16 are filled, so that 0 stays 0
+ * and full scale becomes 0xffff.  16-bit channels are taken whole.  Half
+ * floats are cut to [0, 1] and scaled to 16 bits with rounding.  Formats
+ * without alpha read opaque.  Writers round each channel to their depth,
+ * so that a picture of that depth comes back as it went in; RGB565 keeps
+ * the top bits instead, which for 8-bit content is the same thing.
+ *
+ * The YUV formats have no row reader: their pixels depend on the plane's
+ * COLOR_ENCODING and COLOR_RANGE, which the composer applies a pixel at a
+ * time, and their entries say instead where the samples lie, so that one
+ * reader takes them all.
  */
 
 #include <linux/kernel.h>
@@ -25,27 +30,41 @@
 
 #include "vdisplay_drv.h"
 
-/* A channel of @bits bits (4 to 8) widened to 8 bits. */
+/*
+ * A channel of @bits bits (1 to 16) widened to 16 by repeating its bits
+ * below it until all 16 are filled: 0 stays 0, full scale becomes 0xffff,
+ * and every value lands within one of c * 0xffff / (2^@bits - 1).  Each
+ * pass doubles the bits already filled; @bits is a constant at every
+ * call, so the loop unrolls to a few shifts.
+ */
 static inline u32 vdisplay_widen(u32 c, unsigned int bits)
 {
-	return (c << (8 - bits)) | (c >> (2 * bits - 8));
+	u32 v = c << (16 - bits);
+	unsigned int filled;
+
+	for (filled = bits; filled < 16; filled *= 2)
+		v |= v >> filled;
+	return v;
 }
 
 /* ----------------------------------------------------------------------
  * Row readers
  */
 
-static void vdisplay_read_xrgb8888(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_xrgb8888(u64 *dst, const void *src, unsigned int n)
 {
 	const u32 *s = src;
 
 	while (n--)
-		*dst++ = *s++ | 0xff000000;
+		*dst++ = vdisplay_px_from_8888(*s++ | 0xff000000);
 }
 
-static void vdisplay_read_argb8888(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_argb8888(u64 *dst, const void *src, unsigned int n)
 {
-	memcpy(dst, src, n * sizeof(*dst));
+	const u32 *s = src;
+
+	while (n--)
+		*dst++ = vdisplay_px_from_8888(*s++);
 }
 
 /* Red and blue swapped, alpha and green in place */
@@ -54,23 +73,24 @@ static inline u32 vdisplay_swap_rb(u32 v)
 	return (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >> 16) & 0xff);
 }
 
-static void vdisplay_read_xbgr8888(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_xbgr8888(u64 *dst, const void *src, unsigned int n)
 {
 	const u32 *s = src;
 
 	while (n--)
-		*dst++ = vdisplay_swap_rb(*s++) | 0xff000000;
+		*dst++ = vdisplay_px_from_8888(vdisplay_swap_rb(*s++) |
+					       0xff000000);
 }
 
-static void vdisplay_read_abgr8888(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_abgr8888(u64 *dst, const void *src, unsigned int n)
 {
 	const u32 *s = src;
 
 	while (n--)
-		*dst++ = vdisplay_swap_rb(*s++);
+		*dst++ = vdisplay_px_from_8888(vdisplay_swap_rb(*s++));
 }
 
-static void vdisplay_read_xrgb2101010(u32 *dst, const void *src,
+static void vdisplay_read_xrgb2101010(u64 *dst, const void *src,
 				      unsigned int n)
 {
 	const u32 *s = src;
@@ -78,22 +98,23 @@ static void vdisplay_read_xrgb2101010(u32 *dst, const void *src,
 	while (n--) {
 		u32 v = *s++;
 
-		*dst++ = 0xff000000 | ((v >> 22) & 0xff) << 16 |
-			 ((v >> 12) & 0xff) << 8 | ((v >> 2) & 0xff);
+		*dst++ = vdisplay_px(0xffff,
+				     vdisplay_widen((v >> 20) & 0x3ff, 10),
+				     vdisplay_widen((v >> 10) & 0x3ff, 10),
+				     vdisplay_widen(v & 0x3ff, 10));
 	}
 }
 
-static void vdisplay_read_rgb565(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_rgb565(u64 *dst, const void *src, unsigned int n)
 {
 	const u16 *s = src;
 
 	while (n--) {
 		u32 v = *s++;
 
-		*dst++ = 0xff000000 |
-			 vdisplay_widen((v >> 11) & 0x1f, 5) << 16 |
-			 vdisplay_widen((v >> 5) & 0x3f, 6) << 8 |
-			 vdisplay_widen(v & 0x1f, 5);
+		*dst++ = vdisplay_px(0xffff, vdisplay_widen((v >> 11) & 0x1f, 5),
+				     vdisplay_widen((v >> 5) & 0x3f, 6),
+				     vdisplay_widen(v & 0x1f, 5));
 	}
 }
 
@@ -109,97 +130,97 @@ static inline u32 vdisplay_le16(const u8 *p)
 	return p[0] | (u32)p[1] << 8;
 }
 
-static void vdisplay_read_rgb888(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_rgb888(u64 *dst, const void *src, unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 3)
-		*dst++ = 0xff000000 | (u32)s[2] << 16 | (u32)s[1] << 8 | s[0];
+		*dst++ = vdisplay_px(0xffff, s[2] * 0x101, s[1] * 0x101,
+				     s[0] * 0x101);
 }
 
-static void vdisplay_read_bgr888(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_bgr888(u64 *dst, const void *src, unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 3)
-		*dst++ = 0xff000000 | (u32)s[0] << 16 | (u32)s[1] << 8 | s[2];
+		*dst++ = vdisplay_px(0xffff, s[0] * 0x101, s[1] * 0x101,
+				     s[2] * 0x101);
 }
 
-static void vdisplay_read_bgr565(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_bgr565(u64 *dst, const void *src, unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 2) {
 		u32 v = vdisplay_le16(s);
 
-		*dst++ = 0xff000000 |
-			 vdisplay_widen(v & 0x1f, 5) << 16 |
-			 vdisplay_widen((v >> 5) & 0x3f, 6) << 8 |
-			 vdisplay_widen((v >> 11) & 0x1f, 5);
+		*dst++ = vdisplay_px(0xffff, vdisplay_widen(v & 0x1f, 5),
+				     vdisplay_widen((v >> 5) & 0x3f, 6),
+				     vdisplay_widen((v >> 11) & 0x1f, 5));
 	}
 }
 
-/* The colour of an x:R:G:B or A:R:G:B 1:5:5:5 pixel, alpha 0 */
-static inline u32 vdisplay_rgb555(u32 v)
+/* An x:R:G:B or A:R:G:B 1:5:5:5 pixel with the alpha @a */
+static inline u64 vdisplay_px_555(u32 a, u32 v)
 {
-	return vdisplay_widen((v >> 10) & 0x1f, 5) << 16 |
-	       vdisplay_widen((v >> 5) & 0x1f, 5) << 8 |
-	       vdisplay_widen(v & 0x1f, 5);
+	return vdisplay_px(a, vdisplay_widen((v >> 10) & 0x1f, 5),
+			   vdisplay_widen((v >> 5) & 0x1f, 5),
+			   vdisplay_widen(v & 0x1f, 5));
 }
 
-static void vdisplay_read_xrgb1555(u32 *dst, const void *src, unsigned int n)
+static void vdisplay_read_xrgb1555(u64 *dst, const void *src, unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 2)
-		*dst++ = 0xff000000 | vdisplay_rgb555(vdisplay_le16(s));
+		*dst++ = vdisplay_px_555(0xffff, vdisplay_le16(s));
 }
 
-/* A one-bit alpha is all or nothing. */
-static void vdisplay_read_argb1555(u32 *dst, const void *src, unsigned int n)
+/* A one-bit alpha is all or nothing: 0 or 0xffff. */
+static void vdisplay_read_argb1555(u64 *dst, const void *src, unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 2) {
 		u32 v = vdisplay_le16(s);
 
-		*dst++ = (v & 0x8000 ? 0xff000000 : 0) | vdisplay_rgb555(v);
+		*dst++ = vdisplay_px_555(v & 0x8000 ? 0xffff : 0, v);
 	}
 }
 
-/*
- * 16 bits per channel, B, G, R and X or A from the lowest address: the
- * top 8 bits of each are its second byte.
- */
-static void vdisplay_read_xrgb16161616(u32 *dst, const void *src,
+/* 16 bits per channel, B, G, R and X or A from the lowest address */
+static void vdisplay_read_xrgb16161616(u64 *dst, const void *src,
 				       unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 8)
-		*dst++ = 0xff000000 | (u32)s[5] << 16 | (u32)s[3] << 8 | s[1];
+		*dst++ = vdisplay_px(0xffff, vdisplay_le16(s + 4),
+				     vdisplay_le16(s + 2), vdisplay_le16(s));
 }
 
-static void vdisplay_read_argb16161616(u32 *dst, const void *src,
+static void vdisplay_read_argb16161616(u64 *dst, const void *src,
 				       unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 8)
-		*dst++ = (u32)s[7] << 24 | (u32)s[5] << 16 | (u32)s[3] << 8 |
-			 s[1];
+		*dst++ = vdisplay_px(vdisplay_le16(s + 6), vdisplay_le16(s + 4),
+				     vdisplay_le16(s + 2), vdisplay_le16(s));
 }
 
 /*
  * A half float (IEEE 754 binary16: sign, 5 bits of exponent e, 10 of
- * mantissa m) to 8 bits, without the FPU: 0 for negative values and NaN,
- * 255 from 1.0 up and for infinity, round(v * 255) in between, halfway
- * cases up.  Below 1.0, v is (1024 + m) / 2^(25 - e) for a normal number
- * (e from 1 to 14) and m / 2^24 for a subnormal one (e = 0), exactly; so
- * v * 255 is 255 times a significand below 2^11, shifted right by 11 to
- * 24 bits, which rounds correctly in 32-bit integers.
+ * mantissa m) to 16 bits, without the FPU: 0 for negative values and
+ * NaN, 0xffff from 1.0 up and for infinity, round(v * 65535) in between,
+ * halfway cases up.  Below 1.0, v is (1024 + m) / 2^(25 - e) for a normal
+ * number (e from 1 to 14) and m / 2^24 for a subnormal one (e = 0),
+ * exactly; so v * 65535 is 65535 times a significand below 2^11 (below
+ * 2^27), shifted right by 11 to 24 bits, which rounds correctly in
+ * 32-bit integers.
  */
-static u32 vdisplay_half_to_8(u32 h)
+static u32 vdisplay_half_to_16(u32 h)
 {
 	u32 e = (h >> 10) & 0x1f, m = h & 0x3ff;
 	unsigned int shift = 24;
@@ -207,38 +228,38 @@ static u32 vdisplay_half_to_8(u32 h)
 	if (h & 0x8000)
 		return 0;
 	if (e == 0x1f)
-		return m ? 0 : 255;
+		return m ? 0 : 0xffff;
 	if (e >= 15)
-		return 255;
+		return 0xffff;
 	if (e) {
 		m |= 0x400;
 		shift = 25 - e;
 	}
-	return (255 * m + (1u << (shift - 1))) >> shift;
+	return (0xffff * m + (1u << (shift - 1))) >> shift;
 }
 
-static void vdisplay_read_xrgb16161616f(u32 *dst, const void *src,
+static void vdisplay_read_xrgb16161616f(u64 *dst, const void *src,
 					unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 8)
-		*dst++ = 0xff000000 |
-			 vdisplay_half_to_8(vdisplay_le16(s + 4)) << 16 |
-			 vdisplay_half_to_8(vdisplay_le16(s + 2)) << 8 |
-			 vdisplay_half_to_8(vdisplay_le16(s));
+		*dst++ = vdisplay_px(0xffff,
+				     vdisplay_half_to_16(vdisplay_le16(s + 4)),
+				     vdisplay_half_to_16(vdisplay_le16(s + 2)),
+				     vdisplay_half_to_16(vdisplay_le16(s)));
 }
 
-static void vdisplay_read_argb16161616f(u32 *dst, const void *src,
+static void vdisplay_read_argb16161616f(u64 *dst, const void *src,
 					unsigned int n)
 {
 	const u8 *s = src;
 
 	for (; n; n--, s += 8)
-		*dst++ = vdisplay_half_to_8(vdisplay_le16(s + 6)) << 24 |
-			 vdisplay_half_to_8(vdisplay_le16(s + 4)) << 16 |
-			 vdisplay_half_to_8(vdisplay_le16(s + 2)) << 8 |
-			 vdisplay_half_to_8(vdisplay_le16(s));
+		*dst++ = vdisplay_px(vdisplay_half_to_16(vdisplay_le16(s + 6)),
+				     vdisplay_half_to_16(vdisplay_le16(s + 4)),
+				     vdisplay_half_to_16(vdisplay_le16(s + 2)),
+				     vdisplay_half_to_16(vdisplay_le16(s)));
 }
 
 /*
@@ -330,59 +351,66 @@ unsigned int vdisplay_format_list(u32 *list)
  * Row writers, for writeback
  */
 
-/* An 8-bit channel widened to 10 bits: 0xff gives 0x3ff. */
-static inline u32 vdisplay_widen8to10(u32 c)
+static void vdisplay_write_8888(void *dst, const u64 *src, unsigned int n)
 {
-	return c << 2 | c >> 6;
+	u32 *d = dst;
+
+	/* The unused byte 0xff: opaque for ARGB8888. */
+	while (n--)
+		*d++ = vdisplay_px_to_x888(*src++);
 }
 
-static void vdisplay_write_8888(void *dst, const u32 *src, unsigned int n)
+/* A 16-bit channel rounded to 10 bits */
+static inline u32 vdisplay_16_to_10(u32 v)
 {
-	/* The image's bytes, its unused byte 0xff: opaque for ARGB8888. */
-	memcpy(dst, src, n * sizeof(*src));
+	return (v * 1023 + 0x7fff) / 0xffff;
 }
 
-static void vdisplay_write_2101010(void *dst, const u32 *src, unsigned int n)
+/*
+ * The two padding bits are 0, as producers of XRGB2101010 (IGT among
+ * them) leave them, so that a picture written back unchanged compares
+ * equal with its source byte for byte.
+ */
+static void vdisplay_write_2101010(void *dst, const u64 *src, unsigned int n)
 {
 	u32 *d = dst;
 
 	while (n--) {
-		u32 px = *src++;
+		u64 px = *src++;
 
-		*d++ = 0xc0000000 |
-		       vdisplay_widen8to10((px >> 16) & 0xff) << 20 |
-		       vdisplay_widen8to10((px >> 8) & 0xff) << 10 |
-		       vdisplay_widen8to10(px & 0xff);
+		*d++ = vdisplay_16_to_10(vdisplay_px_chan(px, 32)) << 20 |
+		       vdisplay_16_to_10(vdisplay_px_chan(px, 16)) << 10 |
+		       vdisplay_16_to_10(vdisplay_px_chan(px, 0));
 	}
 }
 
-/* 16 bits per channel, little endian B, G, R, A; 0xff widens to 0xffff */
-static void vdisplay_write_16161616(void *dst, const u32 *src,
+/* 16 bits per channel, little endian B, G, R, then an opaque A or X */
+static void vdisplay_write_16161616(void *dst, const u64 *src,
 				    unsigned int n)
 {
 	__le16 *d = dst;
 
 	while (n--) {
-		u32 px = *src++;
+		u64 px = *src++;
 
-		*d++ = cpu_to_le16((px & 0xff) * 0x101);
-		*d++ = cpu_to_le16(((px >> 8) & 0xff) * 0x101);
-		*d++ = cpu_to_le16(((px >> 16) & 0xff) * 0x101);
+		*d++ = cpu_to_le16(vdisplay_px_chan(px, 0));
+		*d++ = cpu_to_le16(vdisplay_px_chan(px, 16));
+		*d++ = cpu_to_le16(vdisplay_px_chan(px, 32));
 		*d++ = cpu_to_le16(0xffff);
 	}
 }
 
 /* The top 5, 6 and 5 bits of red, green and blue */
-static void vdisplay_write_565(void *dst, const u32 *src, unsigned int n)
+static void vdisplay_write_565(void *dst, const u64 *src, unsigned int n)
 {
 	__le16 *d = dst;
 
 	while (n--) {
-		u32 px = *src++;
+		u64 px = *src++;
 
-		*d++ = cpu_to_le16(((px >> 19) & 0x1f) << 11 |
-				   ((px >> 10) & 0x3f) << 5 |
-				   ((px >> 3) & 0x1f));
+		*d++ = cpu_to_le16((vdisplay_px_chan(px, 32) >> 11) << 11 |
+				   (vdisplay_px_chan(px, 16) >> 10) << 5 |
+				   (vdisplay_px_chan(px, 0) >> 11));
 	}
 }
 

@@ -520,15 +520,15 @@ uint64_t primepair_wait_vblank(struct primepair_kms *kms, struct primepair_outpu
 	return vbl.reply.sequence;
 }
 
-/* A channel of @bits bits widened to 8 by repeating it below itself */
+/* A channel of @bits bits widened to 16 by repeating it below itself */
 static uint32_t widen(uint32_t c, unsigned int bits)
 {
 	uint32_t v = 0;
 	int sh;
 
-	for (sh = 8 - (int)bits; sh > -(int)bits; sh -= (int)bits)
+	for (sh = 16 - (int)bits; sh > -(int)bits; sh -= (int)bits)
 		v |= sh >= 0 ? c << sh : c >> -sh;
-	return v & 255;
+	return v & 0xffff;
 }
 
 /* 2^@n, exactly */
@@ -545,10 +545,10 @@ static double pow2(int n)
 
 /*
  * A half float channel as vdisplay reads it: the value (in double, which
- * holds every half float and its product with 255 exactly) cut to [0, 1],
- * NaN to 0, then scaled to 8 bits and rounded, halfway cases up.
+ * holds every half float and its product with 65535 exactly) cut to
+ * [0, 1], NaN to 0, then scaled to 16 bits and rounded, halfway cases up.
  */
-static uint32_t half_to_8(uint16_t h)
+static uint32_t half_to_16(uint16_t h)
 {
 	int e = h >> 10 & 31, m = h & 1023;
 	double v;
@@ -564,8 +564,14 @@ static uint32_t half_to_8(uint16_t h)
 	if (!(v > 0))
 		return 0;
 	if (v >= 1)
-		return 255;
-	return (uint32_t)(v * 255 + 0.5);
+		return 65535;
+	return (uint32_t)(v * 65535 + 0.5);
+}
+
+/* A 16-bit channel rounded to 8 bits, as vdisplay's CRC and writeback do */
+static uint32_t to8(uint32_t v)
+{
+	return (v * 255 + 0x7fff) / 0xffff;
 }
 
 static uint32_t pack_argb(uint32_t a, uint32_t r, uint32_t g, uint32_t b)
@@ -573,11 +579,73 @@ static uint32_t pack_argb(uint32_t a, uint32_t r, uint32_t g, uint32_t b)
 	return a << 24 | r << 16 | g << 8 | b;
 }
 
-uint32_t primepair_read_pixel(const void *p, uint32_t format)
+static uint64_t pack16(uint32_t a, uint32_t r, uint32_t g, uint32_t b)
+{
+	return (uint64_t)a << 48 | (uint64_t)r << 32 | (uint64_t)g << 16 | b;
+}
+
+/* An ARGB8888 value with each channel times 0x101 */
+static uint64_t from8888(uint32_t v)
+{
+	return pack16(v >> 24, v >> 16 & 255, v >> 8 & 255, v & 255) * 0x101;
+}
+
+static uint32_t px16_to8888(uint64_t v)
+{
+	return pack_argb(to8(v >> 48), to8(v >> 32 & 0xffff),
+			 to8(v >> 16 & 0xffff), to8(v & 0xffff));
+}
+
+/*
+ * A pixel as vdisplay's blender reads it, 16 bits per channel: 8-bit
+ * channels times 0x101, narrower and 10-bit ones widened to 16 (see
+ * widen()), 16-bit ones whole, half floats cut to [0, 1].
+ */
+static uint64_t read_pixel16(const void *p, uint32_t format)
 {
 	const uint8_t *c = p;	/* little endian: lowest byte first */
 	uint16_t ch[4];		/* 16-bit channels: B, G, R, X/A */
 	uint32_t v;
+
+	switch (format) {
+	case DRM_FORMAT_XRGB2101010:
+		v = *(const uint32_t *)p;
+		return pack16(0xffff, widen(v >> 20 & 1023, 10),
+			      widen(v >> 10 & 1023, 10), widen(v & 1023, 10));
+	case DRM_FORMAT_RGB565:
+		v = c[0] | c[1] << 8;
+		return pack16(0xffff, widen(v >> 11, 5), widen(v >> 5 & 63, 6),
+			      widen(v & 31, 5));
+	case DRM_FORMAT_BGR565:
+		v = c[0] | c[1] << 8;
+		return pack16(0xffff, widen(v & 31, 5), widen(v >> 5 & 63, 6),
+			      widen(v >> 11, 5));
+	case DRM_FORMAT_XRGB1555:
+	case DRM_FORMAT_ARGB1555:
+		v = c[0] | c[1] << 8;
+		return pack16(format == DRM_FORMAT_ARGB1555 ?
+			      widen(v >> 15, 1) : 0xffff,
+			      widen(v >> 10 & 31, 5), widen(v >> 5 & 31, 5),
+			      widen(v & 31, 5));
+	case DRM_FORMAT_XRGB16161616:
+	case DRM_FORMAT_ARGB16161616:
+		memcpy(ch, p, sizeof(ch));
+		return pack16(format == DRM_FORMAT_ARGB16161616 ? ch[3] : 0xffff,
+			      ch[2], ch[1], ch[0]);
+	case DRM_FORMAT_XRGB16161616F:
+	case DRM_FORMAT_ARGB16161616F:
+		memcpy(ch, p, sizeof(ch));
+		return pack16(format == DRM_FORMAT_ARGB16161616F ?
+			      half_to_16(ch[3]) : 0xffff,
+			      half_to_16(ch[2]), half_to_16(ch[1]),
+			      half_to_16(ch[0]));
+	}
+	return from8888(primepair_read_pixel(p, format));
+}
+
+uint32_t primepair_read_pixel(const void *p, uint32_t format)
+{
+	const uint8_t *c = p;	/* little endian: lowest byte first */
 
 	switch (format) {
 	case DRM_FORMAT_XRGB8888:
@@ -593,38 +661,16 @@ uint32_t primepair_read_pixel(const void *p, uint32_t format)
 	case DRM_FORMAT_BGR888:
 		return pack_argb(255, c[0], c[1], c[2]);
 	case DRM_FORMAT_XRGB2101010:
-		/* What an 8-bit pipe sees of it: each channel's top 8 bits */
-		v = *(const uint32_t *)p;
-		return pack_argb(255, v >> 22 & 255, v >> 12 & 255,
-				 v >> 2 & 255);
 	case DRM_FORMAT_RGB565:
-		v = c[0] | c[1] << 8;
-		return pack_argb(255, widen(v >> 11, 5), widen(v >> 5 & 63, 6),
-				 widen(v & 31, 5));
 	case DRM_FORMAT_BGR565:
-		v = c[0] | c[1] << 8;
-		return pack_argb(255, widen(v & 31, 5), widen(v >> 5 & 63, 6),
-				 widen(v >> 11, 5));
 	case DRM_FORMAT_XRGB1555:
 	case DRM_FORMAT_ARGB1555:
-		v = c[0] | c[1] << 8;
-		return pack_argb(format == DRM_FORMAT_ARGB1555 ?
-				 widen(v >> 15, 1) : 255,
-				 widen(v >> 10 & 31, 5), widen(v >> 5 & 31, 5),
-				 widen(v & 31, 5));
 	case DRM_FORMAT_XRGB16161616:
 	case DRM_FORMAT_ARGB16161616:
-		memcpy(ch, p, sizeof(ch));
-		return pack_argb(format == DRM_FORMAT_ARGB16161616 ?
-				 ch[3] >> 8 : 255,
-				 ch[2] >> 8, ch[1] >> 8, ch[0] >> 8);
 	case DRM_FORMAT_XRGB16161616F:
 	case DRM_FORMAT_ARGB16161616F:
-		memcpy(ch, p, sizeof(ch));
-		return pack_argb(format == DRM_FORMAT_ARGB16161616F ?
-				 half_to_8(ch[3]) : 255,
-				 half_to_8(ch[2]), half_to_8(ch[1]),
-				 half_to_8(ch[0]));
+		/* What the CRC and an 8-bit writeback see of it */
+		return px16_to8888(read_pixel16(p, format));
 	}
 	igt_assert_f(0, "unknown format %08x\n", format);
 	return 0;
@@ -650,7 +696,7 @@ static uint16_t half_of_8(uint32_t c)
 	while (lo < hi) {
 		uint16_t mid = lo + (hi - lo) / 2;
 
-		if (half_to_8(mid) < c)
+		if (to8(half_to_16(mid)) < c)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -701,8 +747,9 @@ static void write_pixel(uint8_t *p, uint32_t format, uint32_t argb)
 		memcpy(p, &v, 4);
 		return;
 	case DRM_FORMAT_XRGB2101010:
-		v = 3u << 30 | (r << 2 | r >> 6) << 20 |
-			(g << 2 | g >> 6) << 10 | (b << 2 | b >> 6);
+		/* the nearest 10-bit value */
+		v = (r * 1023 + 127) / 255 << 20 | (g * 1023 + 127) / 255 << 10 |
+			(b * 1023 + 127) / 255;
 		memcpy(p, &v, 4);
 		return;
 	case DRM_FORMAT_XRGB16161616:
@@ -739,26 +786,34 @@ void primepair_fb_fill_color(struct primepair_fb *fb, uint32_t argb)
 	}
 }
 
-static uint32_t primepair_div255(uint32_t v)
+
+/* @v / 0xffff, rounded */
+static uint32_t div65535(uint64_t v)
 {
-	/* round(v / 255) for v <= 255 * 255 */
-	return (v * 2 + 255) / 510;
+	return (v + 0x7fff) / 0xffff;
 }
 
-static uint32_t primepair_blend(uint32_t dst, uint32_t src, uint32_t pa,
-			 uint32_t mode)
+/*
+ * @src over @dst at 16 bits per channel, @pa the plane alpha (its top 8
+ * bits times 0x101), each channel rounded once; @dst comes from the
+ * 8-bit reference image, which is exact below a single blended layer.
+ */
+static uint32_t primepair_blend(uint32_t dst, uint64_t src, uint32_t pa,
+				uint32_t mode)
 {
-	uint32_t a = mode == PRIMEPAIR_BLEND_NONE ? 255 : src >> 24;
-	uint32_t cov = primepair_div255(a * pa);
+	uint64_t d = from8888(dst);
+	uint32_t a = mode == PRIMEPAIR_BLEND_NONE ? 0xffff : src >> 48;
+	uint32_t cov = div65535((uint64_t)a * pa);
 	uint32_t sa = mode == PRIMEPAIR_BLEND_COVERAGE ? cov : pa;
 	uint32_t out = 0xff000000u;
 	int sh;
 
-	for (sh = 0; sh < 24; sh += 8) {
-		uint32_t c = primepair_div255((src >> sh & 255) * sa) +
-			     primepair_div255((dst >> sh & 255) * (255 - cov));
+	for (sh = 0; sh < 48; sh += 16) {
+		uint64_t c = (src >> sh & 0xffff) * sa +
+			     (d >> sh & 0xffff) * (0xffff - cov);
+		uint32_t v = div65535(c);
 
-		out |= (c > 255 ? 255 : c) << sh;
+		out |= to8(v > 0xffff ? 0xffff : v) << sh / 2;
 	}
 	return out;
 }
@@ -785,8 +840,8 @@ void primepair_ref_blend(uint32_t *img, uint32_t iw, uint32_t ih,
 				(size_t)(sy + j) * fb->pitch +
 				(size_t)(sx + i) * fb->cpp;
 			img[dy * iw + dx] = primepair_blend(img[dy * iw + dx],
-						     primepair_read_pixel(p, fb->format),
-						     alpha >> 8, blend);
+						     read_pixel16(p, fb->format),
+						     (alpha >> 8) * 0x101, blend);
 		}
 	}
 }

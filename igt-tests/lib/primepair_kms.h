@@ -195,10 +195,13 @@ unsigned int primepair_crc_count_new(struct primepair_kms *kms,
 
 
 /*
- * CPU reference of vdisplay's composer: formats read as ARGB8888 (5-, 6-
- * and 1-bit channels widened by bit replication, 10- and 16-bit ones cut
- * to their top 8 bits, half floats cut to [0, 1], NaN to 0, and rounded
- * to 8 bits, halfway up), 8-bit blending with rounding, over black.
+ * CPU reference of vdisplay's composer.  It reads formats at 16 bits per
+ * channel (8-bit channels times 0x101, 1-, 5-, 6- and 10-bit ones
+ * widened to 16 by bit replication, 16-bit ones whole, half
+ * floats cut to [0, 1], NaN to 0, and rounded to 16 bits, halfway up),
+ * blends at 16 bits with one rounding per channel, over black, and keeps
+ * the image rounded to 8 bits, as the CRC and an XRGB8888 writeback see
+ * it.  primepair_read_pixel() is a pixel read so and rounded to 8 bits.
  */
 uint32_t primepair_read_pixel(const void *p, uint32_t format);
 /* Fill @fb with pseudo-random bytes from @seed (every byte varies). */

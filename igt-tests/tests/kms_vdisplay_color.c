@@ -282,10 +282,26 @@ static void test_wrong_size(struct ctx *c)
 }
 
 /*
+ * Channel @ch of @gamma at the 16-bit value @v: the entries' top 8 bits
+ * times 0x101, linearly interpolated between entries and rounded.
+ */
+static uint32_t gamma_at(const struct drm_color_lut *gamma, int ch, uint32_t v)
+{
+	uint32_t pos = v * (GAMMA_SIZE - 1), i = pos / 0xffff;
+	uint32_t frac = pos % 0xffff;
+	uint32_t lo = lut8((&gamma[i].red)[ch]) * 0x101, hi;
+
+	if (!frac)
+		return lo;
+	hi = lut8((&gamma[i + 1].red)[ch]) * 0x101;
+	return (lo * (0xffff - frac) + hi * frac + 0x7fff) / 0xffff;
+}
+
+/*
  * The reference of the whole pipeline: each 8-bit channel through
  * @degamma to 16 bits (without one, v * 0x101), the @ctm (row by row) in
- * double precision, rounded and clamped to [0, 0xffff], back to 8 bits
- * rounded, then through @gamma's top 8 bits.  NULL: that stage is off.
+ * double precision, rounded and clamped to [0, 0xffff], through @gamma
+ * (gamma_at()), then rounded to 8 bits.  NULL: that stage is off.
  */
 static void ref_pipeline(struct ctx *c, const struct drm_color_lut *degamma,
 			 const double *ctm, const struct drm_color_lut *gamma)
@@ -310,9 +326,9 @@ static void ref_pipeline(struct ctx *c, const struct drm_color_lut *degamma,
 					  ctm[3 * ch + 1] * in[1] +
 					  ctm[3 * ch + 2] * in[2] : in[ch];
 				v = fmin(fmax(round(v), 0), 65535);
-				o8 = ((uint32_t)v * 255 + 0x7fff) / 0xffff;
 				if (gamma)
-					o8 = lut8((&gamma[o8].red)[ch]);
+					v = gamma_at(gamma, ch, (uint32_t)v);
+				o8 = ((uint32_t)v * 255 + 0x7fff) / 0xffff;
 				out |= o8 << (16 - 8 * ch);
 			}
 			c->ref[y * c->w + x] = out;

@@ -784,9 +784,9 @@ static void test_memcg_image(void)
 	o = &kms.outputs[0];
 	igt_assert(o->wb_connector_id);
 	pick_largest_mode(kms.fd, o);
-	/* The image holds a 32-bit pixel for each of the mode's */
+	/* The image holds a 64-bit pixel for each of the mode's */
 	igt_assert_lt(2 * MEMCG_MAX,
-		      (uint32_t)o->mode.hdisplay * o->mode.vdisplay * 4);
+		      (uint32_t)o->mode.hdisplay * o->mode.vdisplay * 8);
 
 	/* Both buffers' pages are allocated here, outside the group. */
 	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,

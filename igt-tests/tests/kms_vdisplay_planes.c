@@ -5,9 +5,9 @@
  * Every picture is captured through the writeback connector and compared
  * with a CPU composition of the same planes (primepair_kms.c's reference):
  * exactly for opaque pixels, within 1 per channel where alpha blends,
- * because the driver and the reference may round a blended channel in
- * different order (both round to nearest; the bound covers any 8-bit
- * implementation that does).
+ * because the reference keeps its image at 8 bits where the driver keeps
+ * 16, and so may round differently where two blended layers overlap.
+ * deep-color checks the 16 bits themselves, exactly.
  */
 
 #include <errno.h>
@@ -268,6 +268,97 @@ static void test_half_float_values(struct ctx *c)
 
 	primepair_disable_all(&c->kms);
 	primepair_fb_destroy(c->kms.fd, &fb);
+}
+
+static void px16(const struct primepair_fb *fb, uint32_t x, uint32_t y,
+		 uint16_t ch[4])
+{
+	memcpy(ch, (const uint8_t *)fb->map + (size_t)y * fb->pitch +
+	       (size_t)x * 8, 8);
+}
+
+/*
+ * The composer keeps 16 bits per channel: an XRGB2101010 primary written
+ * back as XRGB2101010 comes out bit for bit (the padding bits 0), an
+ * XRGB16161616 one as XRGB16161616 likewise (X written 0xffff), and an
+ * ARGB16161616 overlay of random colour and alpha, blended by coverage
+ * over that primary, gives round((s * a + d * (0xffff - a)) / 0xffff) in
+ * every channel, exactly.  An 8-bit blender fails each of the three.
+ */
+/* Show a random primary of @format and write it back in the same format. */
+static void show_and_capture(struct ctx *c, uint32_t format,
+			     struct primepair_fb *in, struct primepair_fb *out)
+{
+	primepair_fb_create(c->kms.fd, c->w, c->h, format, in);
+	primepair_fb_fill_random(in, format);
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, in), 0);
+	primepair_fb_create(c->kms.fd, c->w, c->h, format, out);
+	memset(out->map, 0x55, out->size);
+	primepair_writeback_capture(&c->kms, c->o, out);
+}
+
+static void test_deep_color(struct ctx *c)
+{
+	struct primepair_fb in, out, ov;
+	uint16_t s[4], d[4], o[4];
+	uint32_t x, y, ch;
+
+	igt_require(c->o->noverlays > 0);
+
+	show_and_capture(c, DRM_FORMAT_XRGB2101010, &in, &out);
+	for (y = 0; y < c->h; y++)
+		for (x = 0; x < c->w; x++) {
+			uint32_t want = ((uint32_t *)((uint8_t *)in.map +
+					 (size_t)y * in.pitch))[x] & 0x3fffffff;
+			uint32_t got = ((uint32_t *)((uint8_t *)out.map +
+					(size_t)y * out.pitch))[x];
+
+			if (got != want)
+				igt_assert_f(0, "XR30 (%u,%u): got %08x want %08x\n",
+					     x, y, got, want);
+		}
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &out);
+	primepair_fb_destroy(c->kms.fd, &in);
+
+	show_and_capture(c, DRM_FORMAT_XRGB16161616, &in, &out);
+	for (y = 0; y < c->h; y++)
+		for (x = 0; x < c->w; x++) {
+			px16(&in, x, y, d);
+			px16(&out, x, y, o);
+			d[3] = 0xffff;
+			if (memcmp(d, o, sizeof(o)))
+				igt_assert_f(0, "16161616 (%u,%u): got %04x %04x %04x %04x want %04x %04x %04x %04x\n",
+					     x, y, o[0], o[1], o[2], o[3],
+					     d[0], d[1], d[2], d[3]);
+		}
+
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_ARGB16161616, &ov);
+	primepair_fb_fill_random(&ov, 4242);
+	set_overlay(c, c->o->overlays[0], &ov, 0, 0, 0, 0, c->w, c->h, 0xffff,
+		    PRIMEPAIR_BLEND_COVERAGE);
+	memset(out.map, 0x55, out.size);
+	primepair_writeback_capture(&c->kms, c->o, &out);
+	for (y = 0; y < c->h; y++)
+		for (x = 0; x < c->w; x++) {
+			px16(&in, x, y, d);
+			px16(&ov, x, y, s);
+			px16(&out, x, y, o);
+			for (ch = 0; ch < 3; ch++) {
+				uint64_t v = (uint64_t)s[ch] * s[3] +
+					     (uint64_t)d[ch] * (0xffff - s[3]);
+				uint32_t want = (v + 0x7fff) / 0xffff;
+
+				if (o[ch] != want)
+					igt_assert_f(0, "blend (%u,%u) channel %u: got %04x want %04x (s %04x a %04x d %04x)\n",
+						     x, y, ch, o[ch], want,
+						     s[ch], s[3], d[ch]);
+			}
+		}
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &ov);
+	primepair_fb_destroy(c->kms.fd, &out);
+	primepair_fb_destroy(c->kms.fd, &in);
 }
 
 /* Planes partly or wholly outside the CRTC are clipped by the helpers. */
@@ -674,11 +765,12 @@ static void test_zpos(struct ctx *c)
 
 /*
  * Writeback into ARGB8888 (alpha written opaque) gives the same picture,
- * and so does XRGB2101010, each channel widened by repeating its top bits
- * (IGT's kms_writeback creates XRGB2101010 framebuffers and checks that
- * full scale stays full scale); a writeback framebuffer that is not the
- * mode's size, or of a format the connector does not list, fails the
- * atomic check with -EINVAL.
+ * and so does XRGB2101010, each channel rounded to the nearest 10-bit
+ * value and the padding bits 0 (IGT's kms_writeback creates XRGB2101010
+ * framebuffers and checks that full scale stays full scale; kms_colorop
+ * compares them byte for byte with its input); a writeback framebuffer
+ * that is not the mode's size, or of a format the connector does not
+ * list, fails the atomic check with -EINVAL.
  */
 static void test_writeback_formats(struct ctx *c)
 {
@@ -708,10 +800,11 @@ static void test_writeback_formats(struct ctx *c)
 			in = c->ref[y * c->w + x];
 			out = ((uint32_t *)((uint8_t *)xr30.map +
 					    y * xr30.pitch))[x];
-			igt_assert_eq_u32(out >> 30, 3);
+			igt_assert_eq_u32(out >> 30, 0);
 			for (ch = 0; ch < 3; ch++)
-				igt_assert_eq_u32(out >> (ch * 10) & 3,
-						  in >> (ch * 8 + 6) & 3);
+				igt_assert_eq_u32(out >> (ch * 10) & 1023,
+						  ((in >> (ch * 8) & 255) * 1023 +
+						   127) / 255);
 		}
 
 	/* 16 bits per channel: each 8-bit value repeated, alpha opaque */
@@ -1707,6 +1800,11 @@ igt_main
 	igt_subtest("half-float-values") {
 		ctx_reset(&c);
 		test_half_float_values(&c);
+	}
+	igt_describe("10- and 16-bit framebuffers keep every bit through the composer to a writeback of their depth; 16-bit alpha blends exactly");
+	igt_subtest("deep-color") {
+		ctx_reset(&c);
+		test_deep_color(&c);
 	}
 	igt_subtest("clipping") {
 		ctx_reset(&c);
