@@ -122,10 +122,27 @@ static bool vdisplay_layer_is_copy(const struct vdisplay_layer *l)
 }
 
 /*
+ * The sample whose top byte is at @top, in 8.8 fixed point of 8-bit
+ * units: an 8-bit sample exactly, a 16-bit one (P010) with its 10
+ * significant bits and without the 6 unused ones below them.
+ */
+static inline s64 vdisplay_yuv_sample(const u8 *top, bool wide)
+{
+	return wide ? ((u32)top[0] << 8 | top[-1]) & 0xffc0 : (u32)top[0] << 8;
+}
+
+/* A channel in Q24 of 8-bit units to 16 bits, rounded and clamped */
+static inline u32 vdisplay_yuv_channel(s64 v)
+{
+	return clamp_t(s64, (v * 257 + (1 << 23)) >> 24, 0, 0xffff);
+}
+
+/*
  * Pixel (@x, @y) of a YUV framebuffer.  Every YUV format is read alike,
  * where its entry says the top byte of each sample lies; @l->cb and
- * @l->cr point at those of the first chroma samples.  The conversion is
- * at 8 bits, widened exactly to the blender's 16.
+ * @l->cr point at those of the first chroma samples.  The samples are
+ * taken in 8.8 fixed point, the coefficients are Q16, and the result is
+ * rounded once, to the blender's 16 bits.
  */
 static u64 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
 {
@@ -134,16 +151,18 @@ static u64 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
 	size_t cy = y / fmt->vsub;
 	const u8 *p = (const u8 *)l->vaddr + (size_t)y * l->pitch +
 		      (size_t)x * fmt->cpp;
-	s32 luma = p[fmt->cpp - 1];
-	s32 cb = l->cb[cy * l->cb_pitch + cx] - 128;
-	s32 cr = l->cr[cy * l->cr_pitch + cx] - 128;
-	s32 yy = (luma - l->yuv.y0) * l->yuv.y + (1 << 15);
-	s32 r = (yy + cr * l->yuv.rv) >> 16;
-	s32 g = (yy + cb * l->yuv.gu + cr * l->yuv.gv) >> 16;
-	s32 b = (yy + cb * l->yuv.bu) >> 16;
+	bool wide = fmt->cpp == 2;
+	s64 luma = vdisplay_yuv_sample(p + fmt->cpp - 1, wide);
+	s64 cb = vdisplay_yuv_sample(&l->cb[cy * l->cb_pitch + cx], wide) -
+		 (128 << 8);
+	s64 cr = vdisplay_yuv_sample(&l->cr[cy * l->cr_pitch + cx], wide) -
+		 (128 << 8);
+	s64 yy = (luma - (l->yuv.y0 << 8)) * l->yuv.y;
 
-	return vdisplay_px(0xffff, clamp(r, 0, 255) * 0x101,
-			   clamp(g, 0, 255) * 0x101, clamp(b, 0, 255) * 0x101);
+	return vdisplay_px(0xffff, vdisplay_yuv_channel(yy + cr * l->yuv.rv),
+			   vdisplay_yuv_channel(yy + cb * l->yuv.gu +
+						cr * l->yuv.gv),
+			   vdisplay_yuv_channel(yy + cb * l->yuv.bu));
 }
 
 /* Row @j of a YUV layer, rotated or not */

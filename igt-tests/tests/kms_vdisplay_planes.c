@@ -1345,7 +1345,7 @@ static void test_rotation(struct ctx *c)
  * The YUV formats: chroma subsampling; two planes (luma, then Cb,Cr
  * pairs) or three (luma, Cb, Cr); Cr before Cb (in the pair, or as the
  * plane after luma); 16-bit little-endian samples with the 10 bits at
- * the top (P010), of which vdisplay blends the top 8.
+ * the top (P010), all 10 of which vdisplay reads.
  */
 static const struct yuv_format {
 	uint32_t format, hsub, vsub, planes;
@@ -1365,10 +1365,12 @@ static const struct yuv_format {
 };
 
 /*
- * BT.601, BT.709 and BT.2020 YCbCr to RGB for 8-bit values, in double
- * precision from each standard's Kr and Kb, rounded and clamped.
+ * BT.601, BT.709 and BT.2020 YCbCr to RGB for values in 8-bit units
+ * (P010's with two bits of fraction), in double precision from each
+ * standard's Kr and Kb, rounded and clamped.
  */
-static uint32_t yuv_to_rgb(int y, int cb, int cr, int encoding, bool full)
+static uint32_t yuv_to_rgb(double y, double cb, double cr, int encoding,
+			   bool full)
 {
 	static const double k[3][2] = {
 		{ 0.299, 0.114 }, { 0.2126, 0.0722 }, { 0.2627, 0.0593 },
@@ -1399,12 +1401,12 @@ struct yuv_fb {
 };
 
 /*
- * Sample @i of the line at @p, as 8 bits: a byte, or the top 8 bits of a
- * little-endian 16-bit word.
+ * Sample @i of the line at @p, in 8-bit units: a byte, or the top 10 bits
+ * of a little-endian 16-bit word.
  */
-static int yuv_sample(const uint8_t *p, size_t i, bool wide)
+static double yuv_sample(const uint8_t *p, size_t i, bool wide)
 {
-	return wide ? (p[2 * i] | p[2 * i + 1] << 8) >> 8 : p[i];
+	return wide ? ((p[2 * i] | p[2 * i + 1] << 8) & 0xffc0) / 256.0 : p[i];
 }
 
 /* Line @y of plane @plane of @yf */
@@ -1423,7 +1425,7 @@ static uint32_t yuv_pixel(const void *arg, int x, int y)
 	const struct yuv_fb *yf = arg;
 	const struct yuv_format *f = yf->f;
 	uint32_t cx = x / f->hsub, cy = y / f->vsub;
-	int luma = yuv_sample(yuv_line(yf, 0, y), x, f->wide), cb, cr;
+	double luma = yuv_sample(yuv_line(yf, 0, y), x, f->wide), cb, cr;
 
 	if (f->planes == 2) {
 		const uint8_t *c = yuv_line(yf, 1, cy);
