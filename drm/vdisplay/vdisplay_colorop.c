@@ -33,9 +33,10 @@
  * the LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
  * PQ 125 inverse EOTF); the multiplier and the matrices take any, their
  * factors, coefficients and offsets cut to +-128, and saturate.  The
- * result is clamped to [0, 1] and rounded to the blender's 16 bits.  Alpha goes through
- * unchanged, and premultiplied pixels are transformed as they are.  A
- * matrix or LUT not bypassed but without DATA passes its input through.
+ * result is clamped to [0, 1] and rounded to the blender's 16 bits.
+ * Alpha goes through unchanged, and premultiplied pixels are transformed
+ * as they are.  A matrix or LUT not bypassed but without DATA passes its
+ * input through.
  *
  * The curves are tables computed at module load in integer arithmetic
  * (fixed-point log2 and exp2), with nodes spaced as a float with 6 bits
@@ -372,9 +373,11 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 		s32 rgb[3];
 
 		/* 0xffff is 1.0: to Q24, and back, each rounded */
-		for (c = 0; c < 3; c++)
-			rgb[c] = div_u64(((u64)vdisplay_px_chan(px[i], 32 - 16 * c)
-					  << 24) + 0x7fff, 0xffff);
+		for (c = 0; c < 3; c++) {
+			u64 v = vdisplay_px_chan(px[i], 32 - 16 * c);
+
+			rgb[c] = div_u64((v << 24) + 0x7fff, 0xffff);
+		}
 		for (s = 0; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
 		for (c = 0; c < 3; c++) {

@@ -323,12 +323,16 @@ static void vdisplay_apply_gamma(u64 *image, size_t npixels,
 	size_t i;
 
 	for (i = 0; i < npixels; i++) {
-		u64 px = image[i];
+		u64 px = image[i], out = VDISPLAY_PX_OPAQUE;
+		unsigned int c;
 
-		image[i] = vdisplay_px(0xffff,
-				       vdisplay_lut_at(f->gamma[0], vdisplay_px_chan(px, 32)),
-				       vdisplay_lut_at(f->gamma[1], vdisplay_px_chan(px, 16)),
-				       vdisplay_lut_at(f->gamma[2], vdisplay_px_chan(px, 0)));
+		for (c = 0; c < 3; c++) {
+			unsigned int shift = 32 - 16 * c;
+			u32 v = vdisplay_px_chan(px, shift);
+
+			out |= (u64)vdisplay_lut_at(f->gamma[c], v) << shift;
+		}
+		image[i] = out;
 	}
 }
 
@@ -352,7 +356,9 @@ static void vdisplay_apply_degamma_ctm(u64 *image, size_t npixels,
 		for (c = 0; c < 3; c++) {
 			u32 v = vdisplay_px_chan(px, 32 - 16 * c);
 
-			in[c] = f->degamma_on ? vdisplay_lut_at(f->degamma[c], v) : v;
+			if (f->degamma_on)
+				v = vdisplay_lut_at(f->degamma[c], v);
+			in[c] = v;
 		}
 		for (c = 0; c < 3; c++) {
 			s64 sum;
@@ -537,7 +543,7 @@ static void vdisplay_write_back(struct vdisplay_output *out,
 
 /*
  * The image only grows, so a size reserved from a commit or a CRC reader
- * in process context stays reserved for the worker.  Up to 256 MiB for a
+ * in process context stays reserved for the worker.  Up to 512 MiB for a
  * made-up 8192x8192 mode: fail quietly rather than wake the OOM killer,
  * and charge the caller's memory cgroup (the worker's own allocations,
  * in a kernel thread, are charged to none).

@@ -257,9 +257,9 @@ static inline u32 vdisplay_px_to_x888(u64 px)
  * @has_alpha: pixels carry an alpha channel
  * @read_row: convert @n pixels at @src to the composer's 16-bit ARGB at
  *	@dst (opaque for formats without alpha); NULL for YUV
- * @yuv: a YUV format: luma in the first plane, little endian, of which
- *	the composer reads the top 8 bits (the last byte of a sample), then
- *	Cb and Cr in one plane, interleaved, or in one plane each
+ * @yuv: a YUV format: luma in the first plane, little endian (of a
+ *	16-bit sample, the top 10 bits), then Cb and Cr in one plane,
+ *	interleaved, or in one plane each
  * @hsub: horizontal chroma subsampling of a YUV format
  * @vsub: vertical chroma subsampling of a YUV format
  * @chroma_cpp: bytes from one chroma sample to the next along a line of

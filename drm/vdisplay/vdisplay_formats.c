@@ -112,7 +112,8 @@ static void vdisplay_read_rgb565(u64 *dst, const void *src, unsigned int n)
 	while (n--) {
 		u32 v = *s++;
 
-		*dst++ = vdisplay_px(0xffff, vdisplay_widen((v >> 11) & 0x1f, 5),
+		*dst++ = vdisplay_px(0xffff,
+				     vdisplay_widen((v >> 11) & 0x1f, 5),
 				     vdisplay_widen((v >> 5) & 0x3f, 6),
 				     vdisplay_widen(v & 0x1f, 5));
 	}
