@@ -12,8 +12,10 @@
  *
  * Each plane offers one colour pipeline besides "Bypass" in its
  * COLOR_PIPELINE property, which a client sees once it sets
- * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its six operations, each with a
- * BYPASS property that is true at first, apply in this order:
+ * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its nine operations, each with a
+ * BYPASS property that is true at first, apply in this order, which is
+ * that of the HDR pipelines compositors map their transforms to (a
+ * decode, a conversion, a shaper and 3D LUT, a blend curve and LUT):
  *
  * 1. a 1D curve, any of the eight named ones of the core (sRGB, PQ 125,
  *    BT.2020 and gamma 2.2, each way);
@@ -23,17 +25,23 @@
  *    offset, in S31.32 sign-magnitude;
  * 4. a second 3x4 matrix, as vkms has two (a colour space conversion and
  *    a colour effect, or an encoding and its decoding);
- * 5. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
- * 6. a second 1D curve, to encode again what the first decoded.
+ * 5. a second 1D curve, the shaper that takes linear light to the 3D
+ *    LUT's domain;
+ * 6. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
+ * 7. a 3D LUT of VDISPLAY_LUT3D_SIZE points on each axis, interpolated
+ *    in the tetrahedron of its cube the pixel falls in;
+ * 8. a third 1D curve, to encode again what the first decoded;
+ * 9. a second 1D LUT.
  *
  * The composer runs them on each pixel of the plane as it reads it,
  * before blending, on red, green and blue in signed fixed point with 24
  * fractional bits: values from -128 to 128 pass from one operation to the
  * next, so a matrix may leave [0, 1] and PQ's 0 to 125 fits.  A curve or
- * the LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
- * PQ 125 inverse EOTF); the multiplier and the matrices take any, their
- * factors, coefficients and offsets cut to +-128, and saturate.  The
- * result is clamped to [0, 1] and rounded to the blender's 16 bits.
+ * a LUT takes its input clamped to its domain ([0, 1], [0, 125] for the
+ * PQ 125 inverse EOTF; [0, 1] on each axis of the 3D LUT); the multiplier
+ * and the matrices take any, their factors, coefficients and offsets cut
+ * to +-128, and saturate.  The result is clamped to [0, 1] and rounded to
+ * the blender's 16 bits.
  * Alpha goes through unchanged, and premultiplied pixels are transformed
  * as they are.  A matrix or LUT not bypassed but without DATA passes its
  * input through.
@@ -47,7 +55,7 @@
  *
  * The atomic check takes what the composer needs from the colorop states
  * of the plane's pipeline into the plane's state: the active operations,
- * the matrix converted, and a reference on each LUT's blob.  The scene
+ * the matrices converted, and a reference on each LUT's blob.  The scene
  * the composer draws copies it at the CRTC's flush; the worker never
  * reads a colorop state.
  *
@@ -297,7 +305,13 @@ static u32 vd_lut_channel(const struct drm_color_lut32 *e, unsigned int c)
 	return c == 0 ? e->red : c == 1 ? e->green : e->blue;
 }
 
-/* Channel @c (0 red, 1 green, 2 blue) of the LUT at @v, in Q24 */
+/* A LUT entry's channel, 0 to 0xffffffff (1.0), widened to Q24 */
+static s32 vd_lut32_to_q24(u64 v)
+{
+	return (v >> 8) + (v >> 31);
+}
+
+/* Channel @c (0 red, 1 green, 2 blue) of the 1D LUT at @v, in Q24 */
 static s32 vd_apply_lut(const struct drm_color_lut32 *lut, unsigned int c,
 			s32 v)
 {
@@ -309,8 +323,61 @@ static s32 vd_apply_lut(const struct drm_color_lut32 *lut, unsigned int c,
 
 	if (frac)
 		out += (((s64)vd_lut_channel(&lut[i + 1], c) - a) * frac) >> 24;
-	/* 0xffffffff is 1.0 */
-	return (out >> 8) + (out >> 31);
+	return vd_lut32_to_q24(out);
+}
+
+/*
+ * The 3D LUT at @rgb.  The cube of the lattice around the pixel splits
+ * into six tetrahedra along its diagonal, one for each order of the
+ * three fractions; the pixel's one has the corners reached from the
+ * cube's origin by a step along the axis of the largest fraction, then
+ * the middle one, then the smallest, and the pixel is their weighted sum
+ * with the differences of the sorted fractions as weights.
+ */
+static void vd_apply_lut3d(const struct drm_color_lut32 *lut, s32 *rgb)
+{
+	const unsigned int n = VDISPLAY_LUT3D_SIZE;
+	const unsigned int stride[3] = { 1, n, n * n };
+	unsigned int axis[3] = { 0, 1, 2 }, corner = 0, i, c;
+	u32 f[3], w[4];
+	u64 acc[3] = { 0, 0, 0 };
+
+	for (c = 0; c < 3; c++) {
+		u64 pos = (u64)clamp_t(s32, rgb[c], 0, VD_Q24_ONE) * (n - 1);
+		unsigned int idx = pos >> 24;
+
+		f[c] = pos & (VD_Q24_ONE - 1);
+		if (idx == n - 1) {
+			/* 1.0 is the far end of the last cube */
+			idx--;
+			f[c] = VD_Q24_ONE;
+		}
+		corner += idx * stride[c];
+	}
+	/* the axes by their fractions, largest first */
+	if (f[axis[0]] < f[axis[1]])
+		swap(axis[0], axis[1]);
+	if (f[axis[1]] < f[axis[2]])
+		swap(axis[1], axis[2]);
+	if (f[axis[0]] < f[axis[1]])
+		swap(axis[0], axis[1]);
+	w[0] = VD_Q24_ONE - f[axis[0]];
+	w[1] = f[axis[0]] - f[axis[1]];
+	w[2] = f[axis[1]] - f[axis[2]];
+	w[3] = f[axis[2]];
+
+	/* weights sum to 2^24: each sum below 2^56 */
+	for (i = 0; i < 4; i++) {
+		const struct drm_color_lut32 *e = &lut[corner];
+
+		acc[0] += (u64)e->red * w[i];
+		acc[1] += (u64)e->green * w[i];
+		acc[2] += (u64)e->blue * w[i];
+		if (i < 3)
+			corner += stride[axis[i]];
+	}
+	for (c = 0; c < 3; c++)
+		rgb[c] = vd_lut32_to_q24((acc[c] + BIT_ULL(23)) >> 24);
 }
 
 static void vd_apply_matrix(const s64 *m, s32 *rgb)
@@ -350,6 +417,9 @@ static void vd_apply_step(const struct vdisplay_step *s, s32 *rgb)
 	case VDISPLAY_STEP_LUT:
 		for (c = 0; c < 3; c++)
 			rgb[c] = vd_apply_lut(s->lut, c, rgb[c]);
+		break;
+	case VDISPLAY_STEP_LUT3D:
+		vd_apply_lut3d(s->lut, rgb);
 		break;
 	}
 }
@@ -480,6 +550,16 @@ static int vd_add_step(struct vdisplay_plane_state *vs, struct drm_colorop *op,
 		s->lut = cs->data->data;
 		vs->pipeline_blobs[p->nsteps] = drm_property_blob_get(cs->data);
 		break;
+	case DRM_COLOROP_3D_LUT:
+		if (!cs->data)
+			return 0;
+		if (cs->data->length != VDISPLAY_LUT3D_SIZE * VDISPLAY_LUT3D_SIZE *
+					VDISPLAY_LUT3D_SIZE * sizeof(*s->lut))
+			return -EINVAL;
+		s->kind = VDISPLAY_STEP_LUT3D;
+		s->lut = cs->data->data;
+		vs->pipeline_blobs[p->nsteps] = drm_property_blob_get(cs->data);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -581,6 +661,45 @@ static const struct drm_colorop_funcs vd_colorop_funcs = {
 	.destroy = vd_colorop_cleanup,
 };
 
+/* The pipeline, in order (see the DOC section above) */
+static const enum drm_colorop_type vd_pipeline_ops[VDISPLAY_PIPELINE_MAX_OPS] = {
+	DRM_COLOROP_1D_CURVE, DRM_COLOROP_MULTIPLIER,
+	DRM_COLOROP_CTM_3X4, DRM_COLOROP_CTM_3X4,
+	DRM_COLOROP_1D_CURVE, DRM_COLOROP_1D_LUT, DRM_COLOROP_3D_LUT,
+	DRM_COLOROP_1D_CURVE, DRM_COLOROP_1D_LUT,
+};
+
+static int vd_colorop_init(struct drm_device *drm, struct drm_colorop *op,
+			   struct drm_plane *plane, enum drm_colorop_type type)
+{
+	const u64 curves = GENMASK_ULL(DRM_COLOROP_1D_CURVE_COUNT - 1, 0);
+	const u32 flags = DRM_COLOROP_FLAG_ALLOW_BYPASS;
+	const struct drm_colorop_funcs *funcs = &vd_colorop_funcs;
+
+	switch (type) {
+	case DRM_COLOROP_1D_CURVE:
+		return drm_plane_colorop_curve_1d_init(drm, op, plane, funcs,
+						       curves, flags);
+	case DRM_COLOROP_MULTIPLIER:
+		return drm_plane_colorop_mult_init(drm, op, plane, funcs, flags);
+	case DRM_COLOROP_CTM_3X4:
+		return drm_plane_colorop_ctm_3x4_init(drm, op, plane, funcs,
+						      flags);
+	case DRM_COLOROP_1D_LUT:
+		return drm_plane_colorop_curve_1d_lut_init(drm, op, plane, funcs,
+							   VDISPLAY_LUT1D_SIZE,
+							   DRM_COLOROP_LUT1D_INTERPOLATION_LINEAR,
+							   flags);
+	case DRM_COLOROP_3D_LUT:
+		return drm_plane_colorop_3dlut_init(drm, op, plane, funcs,
+						    VDISPLAY_LUT3D_SIZE,
+						    DRM_COLOROP_LUT3D_INTERPOLATION_TETRAHEDRAL,
+						    flags);
+	default:
+		return -EINVAL;
+	}
+}
+
 /**
  * vdisplay_plane_colorops_init() - give a plane its colour pipeline
  * @vd: the device
@@ -592,8 +711,6 @@ static const struct drm_colorop_funcs vd_colorop_funcs = {
 int vdisplay_plane_colorops_init(struct vdisplay_device *vd,
 				 struct drm_plane *plane)
 {
-	const u64 curves = GENMASK_ULL(DRM_COLOROP_1D_CURVE_COUNT - 1, 0);
-	const u32 flags = DRM_COLOROP_FLAG_ALLOW_BYPASS;
 	struct drm_prop_enum_list pipeline;
 	struct drm_device *drm = &vd->drm;
 	struct drm_colorop *ops;
@@ -610,31 +727,11 @@ int vdisplay_plane_colorops_init(struct vdisplay_device *vd,
 		return ret;
 	ops = c->ops;
 
-	ret = drm_plane_colorop_curve_1d_init(drm, &ops[0], plane,
-					      &vd_colorop_funcs, curves, flags);
-	if (ret)
-		return ret;
-	ret = drm_plane_colorop_mult_init(drm, &ops[1], plane,
-					  &vd_colorop_funcs, flags);
-	if (ret)
-		return ret;
-	for (i = 2; i <= 3; i++) {
-		ret = drm_plane_colorop_ctm_3x4_init(drm, &ops[i], plane,
-						     &vd_colorop_funcs, flags);
+	for (i = 0; i < VDISPLAY_PIPELINE_MAX_OPS; i++) {
+		ret = vd_colorop_init(drm, &ops[i], plane, vd_pipeline_ops[i]);
 		if (ret)
 			return ret;
 	}
-	ret = drm_plane_colorop_curve_1d_lut_init(drm, &ops[4], plane,
-						  &vd_colorop_funcs,
-						  VDISPLAY_LUT1D_SIZE,
-						  DRM_COLOROP_LUT1D_INTERPOLATION_LINEAR,
-						  flags);
-	if (ret)
-		return ret;
-	ret = drm_plane_colorop_curve_1d_init(drm, &ops[5], plane,
-					      &vd_colorop_funcs, curves, flags);
-	if (ret)
-		return ret;
 	for (i = 0; i + 1 < VDISPLAY_PIPELINE_MAX_OPS; i++)
 		drm_colorop_set_next_property(&ops[i], &ops[i + 1]);
 

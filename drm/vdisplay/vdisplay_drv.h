@@ -139,9 +139,11 @@ struct vdisplay_config {
 #define VDISPLAY_DEFAULT_RANGE		DRM_COLOR_YCBCR_LIMITED_RANGE
 
 /* The operations of a plane's colour pipeline (see vdisplay_colorop.c) */
-#define VDISPLAY_PIPELINE_MAX_OPS	6
-/* Entries of the pipeline's 1D LUT */
+#define VDISPLAY_PIPELINE_MAX_OPS	9
+/* Entries of the pipeline's 1D LUTs */
 #define VDISPLAY_LUT1D_SIZE		4096
+/* Points on each axis of the pipeline's 3D LUT */
+#define VDISPLAY_LUT3D_SIZE		17
 
 /* What one operation of a plane's colour pipeline does */
 enum vdisplay_step_kind {
@@ -149,16 +151,18 @@ enum vdisplay_step_kind {
 	VDISPLAY_STEP_MULTIPLY,
 	VDISPLAY_STEP_MATRIX,
 	VDISPLAY_STEP_LUT,
+	VDISPLAY_STEP_LUT3D,
 };
 
 /**
  * struct vdisplay_step - an operation of a plane's colour pipeline that is
  * not bypassed
- * @kind: curve, multiplier, matrix or LUT
+ * @kind: curve, multiplier, matrix, 1D or 3D LUT
  * @curve: a curve's DRM_COLOROP_1D_CURVE_* type
  * @gain: a multiplier's factor, in two's complement Q24 (clamped to +-128)
- * @lut: a LUT's VDISPLAY_LUT1D_SIZE entries, in a blob the plane state
- *	holds a reference on
+ * @lut: a 1D LUT's VDISPLAY_LUT1D_SIZE entries, or a 3D LUT's
+ *	VDISPLAY_LUT3D_SIZE cubed (red the fastest axis, blue the slowest),
+ *	in a blob the plane state holds a reference on
  * @matrix: a matrix's three rows of red, green and blue coefficients and
  *	an offset, in two's complement Q24 (clamped to +-128)
  */

@@ -5,8 +5,9 @@
  * Where the DRM core has colorops (7.x here), each vdisplay plane offers
  * one pipeline in COLOR_PIPELINE to a client that sets
  * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE: a 1D curve, a multiplier, two 3x4
- * matrices, a 1D LUT of 4096 entries and a second 1D curve, each of which
- * can be bypassed.  The tests check what a compositor relies on: the pipeline's
+ * matrices, a shaper curve, a 1D LUT of 4096 entries, a 3D LUT of 17 points
+ * a side, a third 1D curve and a second 1D LUT, each of which can be
+ * bypassed.  The tests check what a compositor relies on: the pipeline's
  * shape as libdrm shows it, its output through the writeback connector
  * against a reference in double precision (each channel within 1), that
  * bypass gives the picture back, that only the plane's own pixels change,
@@ -28,7 +29,7 @@
 #include "primepair.h"
 #include "primepair_kms.h"
 
-IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, multiplier, two 3x4 matrices, 1D LUT, 1D curve");
+IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, multiplier, two 3x4 matrices, shaper curve, 1D LUT, 3D LUT, 1D curve, 1D LUT");
 
 /* uapi of 6.19, which libdrm's headers here may predate */
 #ifndef DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE
@@ -43,6 +44,7 @@ IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, multiplier, two 
 #define TYPE_1D_LUT	1
 #define TYPE_CTM_3X4	2
 #define TYPE_MULTIPLIER	3
+#define TYPE_3D_LUT	4
 
 /* Values of the CURVE_1D_TYPE enum (enum drm_colorop_curve_1d_type) */
 enum curve {
@@ -57,8 +59,13 @@ static const char *const curve_names[NCURVES] = {
 };
 
 /* The pipeline's operations, in order */
-enum { OP_CURVE1, OP_MULT, OP_CTM, OP_CTM2, OP_LUT, OP_CURVE2, NOPS };
+enum {
+	OP_CURVE1, OP_MULT, OP_CTM, OP_CTM2, OP_SHAPER, OP_LUT, OP_LUT3D,
+	OP_CURVE2, OP_LUT2, NOPS
+};
 #define LUT_SIZE	4096
+#define LUT3D_SIZE	17
+#define LUT3D_ENTRIES	(LUT3D_SIZE * LUT3D_SIZE * LUT3D_SIZE)
 
 /* struct drm_color_lut32 */
 struct lut32 {
@@ -71,7 +78,10 @@ struct pipe {
 	uint32_t ops[NOPS];
 };
 
-/* What a test sets: NO_CURVE, NULL, 0: that operation bypassed */
+/*
+ * What a test sets: NO_CURVE, NULL, 0, false: that operation bypassed.
+ * The order of the fields is not the pipeline's, which enum OP_* gives.
+ */
 struct cfg {
 	enum curve curve1;
 	const double *matrix;		/* 12: three rows of r, g, b, offset */
@@ -79,6 +89,10 @@ struct cfg {
 	enum curve curve2;
 	double mult;			/* between curve1 and matrix */
 	const double *matrix2;		/* after matrix */
+	bool shaping;			/* the shaper curve on, as @shaper */
+	enum curve shaper;		/* after matrix2, before lut */
+	const struct lut32 *lut3d;	/* LUT3D_ENTRIES, after lut */
+	const struct lut32 *lut2;	/* LUT_SIZE entries, after curve2 */
 };
 
 struct ctx {
@@ -151,6 +165,45 @@ static double lut_at(const struct lut32 *lut, int ch, double x)
 	return lo + (hi - lo) * f;
 }
 
+/*
+ * @v through the 3D LUT, in the tetrahedron of the lattice's cube around
+ * it that the order of its fractions picks (red the fastest axis)
+ */
+static void lut3d_at(const struct lut32 *lut, double *v)
+{
+	const int stride[3] = { 1, LUT3D_SIZE, LUT3D_SIZE * LUT3D_SIZE };
+	int axis[3] = { 0, 1, 2 }, base = 0, t;
+	double f[3], w[4], out[3] = {};
+
+	for (int ch = 0; ch < 3; ch++) {
+		double pos = fmin(fmax(v[ch], 0), 1) * (LUT3D_SIZE - 1);
+		int i = (int)pos;
+
+		if (i > LUT3D_SIZE - 2)
+			i = LUT3D_SIZE - 2;
+		f[ch] = pos - i;
+		base += i * stride[ch];
+	}
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2 - i; j++)
+			if (f[axis[j]] < f[axis[j + 1]]) {
+				t = axis[j];
+				axis[j] = axis[j + 1];
+				axis[j + 1] = t;
+			}
+	w[0] = 1 - f[axis[0]];
+	w[1] = f[axis[0]] - f[axis[1]];
+	w[2] = f[axis[1]] - f[axis[2]];
+	w[3] = f[axis[2]];
+	for (int k = 0; k < 4; k++) {
+		for (int ch = 0; ch < 3; ch++)
+			out[ch] += w[k] * lut_channel(&lut[base], ch);
+		if (k < 3)
+			base += stride[axis[k]];
+	}
+	memcpy(v, out, sizeof(out));
+}
+
 /* @v through a 3x4 matrix */
 static void ref_matrix(const double *matrix, double *v)
 {
@@ -183,10 +236,18 @@ static uint32_t ref_pixel(const struct cfg *cfg, uint32_t px)
 	if (cfg->matrix2)
 		ref_matrix(cfg->matrix2, v);
 	for (ch = 0; ch < 3; ch++) {
+		if (cfg->shaping)
+			v[ch] = curve(cfg->shaper, v[ch]);
 		if (cfg->lut)
 			v[ch] = lut_at(cfg->lut, ch, v[ch]);
+	}
+	if (cfg->lut3d)
+		lut3d_at(cfg->lut3d, v);
+	for (ch = 0; ch < 3; ch++) {
 		if (cfg->curve2 != NO_CURVE)
 			v[ch] = curve(cfg->curve2, v[ch]);
+		if (cfg->lut2)
+			v[ch] = lut_at(cfg->lut2, ch, v[ch]);
 		out |= (uint32_t)lround(fmin(fmax(v[ch], 0), 1) * 255) << (16 - 8 * ch);
 	}
 	return out;
@@ -272,7 +333,7 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 			const struct cfg *cfg, uint32_t flags)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-	uint32_t ctm[2] = {}, lut = 0;
+	uint32_t ctm[2] = {}, lut = 0, lut3d = 0, lut2 = 0;
 	int ret;
 
 	igt_assert(req);
@@ -298,13 +359,24 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 		add_op(c, req, p->ops[OP_CTM + k], "BYPASS", !matrix);
 		add_op(c, req, p->ops[OP_CTM + k], "DATA", ctm[k]);
 	}
+	add_op(c, req, p->ops[OP_SHAPER], "BYPASS", !cfg->shaping);
+	if (cfg->shaping)
+		add_op(c, req, p->ops[OP_SHAPER], "CURVE_1D_TYPE", cfg->shaper);
 	add_op(c, req, p->ops[OP_LUT], "BYPASS", !cfg->lut);
 	if (cfg->lut)
 		lut = blob_of(c, cfg->lut, LUT_SIZE * sizeof(*cfg->lut));
 	add_op(c, req, p->ops[OP_LUT], "DATA", lut);
+	add_op(c, req, p->ops[OP_LUT3D], "BYPASS", !cfg->lut3d);
+	if (cfg->lut3d)
+		lut3d = blob_of(c, cfg->lut3d, LUT3D_ENTRIES * sizeof(*cfg->lut3d));
+	add_op(c, req, p->ops[OP_LUT3D], "DATA", lut3d);
 	add_op(c, req, p->ops[OP_CURVE2], "BYPASS", cfg->curve2 == NO_CURVE);
 	if (cfg->curve2 != NO_CURVE)
 		add_op(c, req, p->ops[OP_CURVE2], "CURVE_1D_TYPE", cfg->curve2);
+	add_op(c, req, p->ops[OP_LUT2], "BYPASS", !cfg->lut2);
+	if (cfg->lut2)
+		lut2 = blob_of(c, cfg->lut2, LUT_SIZE * sizeof(*cfg->lut2));
+	add_op(c, req, p->ops[OP_LUT2], "DATA", lut2);
 	ret = primepair_commit(c->kms.fd, req, flags);
 	drmModeAtomicFree(req);
 	for (int k = 0; k < 2; k++)
@@ -312,6 +384,10 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 			drmModeDestroyPropertyBlob(c->kms.fd, ctm[k]);
 	if (lut)
 		drmModeDestroyPropertyBlob(c->kms.fd, lut);
+	if (lut3d)
+		drmModeDestroyPropertyBlob(c->kms.fd, lut3d);
+	if (lut2)
+		drmModeDestroyPropertyBlob(c->kms.fd, lut2);
 	return ret;
 }
 
@@ -444,12 +520,33 @@ static void check_primary(struct ctx *c, const struct cfg *cfg)
  * The subtests
  */
 
+/* A LUT's SIZE is immutable, its interpolation enum has just @interp. */
+static void check_lut_props(struct ctx *c, uint32_t op, const char *prop,
+			    const char *interp)
+{
+	drmModePropertyPtr info;
+
+	info = drmModeGetProperty(c->kms.fd,
+				  primepair_prop_id(c->kms.fd, op,
+						    DRM_MODE_OBJECT_COLOROP, "SIZE"));
+	igt_assert(info && (info->flags & DRM_MODE_PROP_IMMUTABLE));
+	drmModeFreeProperty(info);
+	info = drmModeGetProperty(c->kms.fd,
+				  primepair_prop_id(c->kms.fd, op,
+						    DRM_MODE_OBJECT_COLOROP, prop));
+	igt_assert(info && info->count_enums == 1 &&
+		   !strcmp(info->enums[0].name, interp));
+	drmModeFreeProperty(info);
+}
+
 static void test_shape(struct ctx *c)
 {
 	static const uint64_t types[NOPS] = {
 		TYPE_1D_CURVE, TYPE_MULTIPLIER, TYPE_CTM_3X4, TYPE_CTM_3X4,
-		TYPE_1D_LUT, TYPE_1D_CURVE,
+		TYPE_1D_CURVE, TYPE_1D_LUT, TYPE_3D_LUT, TYPE_1D_CURVE,
+		TYPE_1D_LUT,
 	};
+	static const int curves[] = { OP_CURVE1, OP_SHAPER, OP_CURVE2 };
 	uint32_t planes[PRIMEPAIR_MAX_PLANES + 2], n = 0;
 	drmModePropertyPtr info;
 
@@ -480,14 +577,19 @@ static void test_shape(struct ctx *c)
 		igt_assert_eq_u64(op_value(c, p.ops[OP_MULT], "MULTIPLIER"), 0);
 		igt_assert_eq_u64(op_value(c, p.ops[OP_CTM], "DATA"), 0);
 		igt_assert_eq_u64(op_value(c, p.ops[OP_CTM2], "DATA"), 0);
-		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT], "DATA"), 0);
-		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT], "SIZE"), LUT_SIZE);
-		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT], "LUT1D_INTERPOLATION"), 0);
+		for (int k = OP_LUT; k <= OP_LUT2; k += OP_LUT2 - OP_LUT) {
+			igt_assert_eq_u64(op_value(c, p.ops[k], "DATA"), 0);
+			igt_assert_eq_u64(op_value(c, p.ops[k], "SIZE"), LUT_SIZE);
+			igt_assert_eq_u64(op_value(c, p.ops[k], "LUT1D_INTERPOLATION"), 0);
+		}
+		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT3D], "DATA"), 0);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT3D], "SIZE"), LUT3D_SIZE);
+		igt_assert_eq_u64(op_value(c, p.ops[OP_LUT3D], "LUT3D_INTERPOLATION"), 0);
 	}
 
-	/* Both curves offer the eight of the core, by their values. */
-	for (int k = OP_CURVE1; k < NOPS; k += OP_CURVE2 - OP_CURVE1) {
-		uint32_t prop = primepair_prop_id(c->kms.fd, c->primary.ops[k],
+	/* The three curves offer the eight of the core, by their values. */
+	for (unsigned int i = 0; i < ARRAY_SIZE(curves); i++) {
+		uint32_t prop = primepair_prop_id(c->kms.fd, c->primary.ops[curves[i]],
 						  DRM_MODE_OBJECT_COLOROP,
 						  "CURVE_1D_TYPE");
 
@@ -502,19 +604,11 @@ static void test_shape(struct ctx *c)
 		drmModeFreeProperty(info);
 	}
 
-	/* SIZE, TYPE and NEXT are immutable; the LUT's interpolation is one. */
-	info = drmModeGetProperty(c->kms.fd,
-				  primepair_prop_id(c->kms.fd, c->primary.ops[OP_LUT],
-						    DRM_MODE_OBJECT_COLOROP, "SIZE"));
-	igt_assert(info && (info->flags & DRM_MODE_PROP_IMMUTABLE));
-	drmModeFreeProperty(info);
-	info = drmModeGetProperty(c->kms.fd,
-				  primepair_prop_id(c->kms.fd, c->primary.ops[OP_LUT],
-						    DRM_MODE_OBJECT_COLOROP,
-						    "LUT1D_INTERPOLATION"));
-	igt_assert(info && info->count_enums == 1 &&
-		   !strcmp(info->enums[0].name, "Linear"));
-	drmModeFreeProperty(info);
+	/* SIZE, TYPE and NEXT are immutable; each LUT has one interpolation. */
+	check_lut_props(c, c->primary.ops[OP_LUT], "LUT1D_INTERPOLATION", "Linear");
+	check_lut_props(c, c->primary.ops[OP_LUT2], "LUT1D_INTERPOLATION", "Linear");
+	check_lut_props(c, c->primary.ops[OP_LUT3D], "LUT3D_INTERPOLATION",
+			"Tetrahedral");
 }
 
 /*
@@ -741,6 +835,148 @@ static void test_lut(struct ctx *c)
 	free(lut);
 }
 
+static struct lut32 *lut3d_alloc(void)
+{
+	struct lut32 *lut = calloc(LUT3D_ENTRIES, sizeof(*lut));
+
+	igt_assert(lut);
+	return lut;
+}
+
+static uint32_t unorm32(double v)
+{
+	return (uint32_t)llround(fmin(fmax(v, 0), 1) * 4294967295.0);
+}
+
+/* Fill the 3D LUT with @fn at each lattice point, red the fastest axis */
+static void lut3d_fill(struct lut32 *lut, void (*fn)(const double *in, double *out))
+{
+	for (int b = 0; b < LUT3D_SIZE; b++)
+		for (int g = 0; g < LUT3D_SIZE; g++)
+			for (int r = 0; r < LUT3D_SIZE; r++) {
+				const double in[3] = {
+					r / (LUT3D_SIZE - 1.0), g / (LUT3D_SIZE - 1.0),
+					b / (LUT3D_SIZE - 1.0),
+				};
+				struct lut32 *e = &lut[r + LUT3D_SIZE * (g + LUT3D_SIZE * b)];
+				double out[3];
+
+				fn(in, out);
+				e->red = unorm32(out[0]);
+				e->green = unorm32(out[1]);
+				e->blue = unorm32(out[2]);
+			}
+}
+
+static void lattice_identity(const double *in, double *out)
+{
+	memcpy(out, in, 3 * sizeof(*in));
+}
+
+/* red takes blue's value, green red's, blue green's */
+static void lattice_rotate(const double *in, double *out)
+{
+	out[0] = in[2];
+	out[1] = in[0];
+	out[2] = in[1];
+}
+
+/* Channels mixed and bent: what no 1D LUT or matrix can do */
+static void lattice_grade(const double *in, double *out)
+{
+	double luma = 0.2126 * in[0] + 0.7152 * in[1] + 0.0722 * in[2];
+
+	out[0] = in[0] * in[0] * (1 - 0.5 * in[1]) + 0.25 * in[2];
+	out[1] = sqrt(in[1]) * (0.6 + 0.4 * in[0]);
+	out[2] = luma + 0.5 * (in[2] - luma) * (1 - in[0]);
+}
+
+/*
+ * 3D LUT: the identity and a rotation of the channels, which the
+ * interpolation reproduces exactly; a LUT mixing the channels against the
+ * double-precision reference; and the same LUT again read with each
+ * channel's ramp through the 1D LUT before it, which tells the order.
+ */
+static void test_lut3d(struct ctx *c)
+{
+	struct lut32 *lut3d = lut3d_alloc(), *lut = lut_alloc();
+	struct cfg cfg = { NO_CURVE, NULL, NULL, NO_CURVE, .lut3d = lut3d };
+
+	lut3d_fill(lut3d, lattice_identity);
+	igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary, &cfg, 0), 0);
+	ref_fullscreen(c, NULL);
+	igt_assert_eq_u32(capture_diff(c, 0), 0);
+
+	lut3d_fill(lut3d, lattice_rotate);
+	igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary, &cfg, 0), 0);
+	for (uint32_t y = 0; y < c->h; y++)
+		for (uint32_t x = 0; x < c->w; x++) {
+			uint32_t px = fb_pixel(&c->fb, x, y);
+
+			c->ref[y * c->w + x] = 0xff000000u |
+					       (px & 0xff) << 16 | (px >> 8 & 0xffff);
+		}
+	igt_assert_eq_u32(capture_diff(c, 0), 0);
+
+	lut3d_fill(lut3d, lattice_grade);
+	check_primary(c, &cfg);
+
+	for (unsigned int i = 0; i < LUT_SIZE; i++) {
+		double x = (double)i / (LUT_SIZE - 1);
+
+		lut[i].red = unorm32(1 - x);
+		lut[i].green = unorm32(x * x);
+		lut[i].blue = unorm32(0.1 + 0.8 * x);
+	}
+	cfg.lut = lut;
+	check_primary(c, &cfg);
+	free(lut3d);
+	free(lut);
+}
+
+/*
+ * Every operation on at once, as an HDR compositor maps its transform:
+ * decode, gain, convert, shape, shaper LUT, 3D LUT, encode, blend LUT;
+ * then three curves in a row, which give the first alone.
+ */
+static void test_all_ops(struct ctx *c)
+{
+	static const double to2020[12] = {
+		0.6274, 0.3293, 0.0433, 0,
+		0.0691, 0.9195, 0.0114, 0,
+		0.0164, 0.0880, 0.8956, 0,
+	};
+	static const double lift[12] = {
+		0.9, 0, 0, 0.05,  0, 0.9, 0, 0.05,  0, 0, 0.9, 0.05,
+	};
+	struct lut32 *lut3d = lut3d_alloc(), *lut = lut_alloc(), *lut2 = lut_alloc();
+	struct cfg cfg = {
+		SRGB_EOTF, to2020, lut, SRGB_INV_EOTF, 0.8, lift,
+		.shaping = true, .shaper = GAMMA22_INV, .lut3d = lut3d, .lut2 = lut2,
+	};
+
+	for (unsigned int i = 0; i < LUT_SIZE; i++) {
+		double x = (double)i / (LUT_SIZE - 1);
+
+		lut[i].red = lut[i].green = lut[i].blue = unorm32(x * (2 - x));
+		lut2[i].red = unorm32(0.05 + 0.9 * x);
+		lut2[i].green = unorm32(x);
+		lut2[i].blue = unorm32(x * x);
+	}
+	lut3d_fill(lut3d, lattice_grade);
+	check_primary(c, &cfg);
+
+	cfg = (struct cfg){ SRGB_EOTF, NULL, NULL, SRGB_EOTF,
+			    .shaping = true, .shaper = SRGB_INV_EOTF };
+	igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary, &cfg, 0), 0);
+	cfg = (struct cfg){ SRGB_EOTF, NULL, NULL, NO_CURVE };
+	ref_fullscreen(c, &cfg);
+	igt_assert_eq_u32(capture_diff(c, 1), 0);
+	free(lut3d);
+	free(lut);
+	free(lut2);
+}
+
 /* An HDR compositor's decode, convert, shape, encode */
 static void test_full(struct ctx *c)
 {
@@ -883,6 +1119,11 @@ static void test_bad(struct ctx *c)
 		16, 1024 * 16, (LUT_SIZE - 1) * 16, LUT_SIZE * 16 + 8,
 		(LUT_SIZE + 1) * 16, 256 * 8,
 	};
+	static const size_t lut3d_sizes[] = {
+		16, LUT3D_ENTRIES * 8, (LUT3D_ENTRIES - 1) * 16,
+		(LUT3D_ENTRIES + 1) * 16, 16 * 16 * 16 * 16, 18 * 18 * 18 * 16,
+		LUT_SIZE * 16,
+	};
 	const uint32_t flags[] = { DRM_MODE_ATOMIC_TEST_ONLY, 0 };
 	struct cfg cfg = { SRGB_EOTF, swap, NULL, SRGB_INV_EOTF };
 	uint32_t p = c->o->primary;
@@ -898,10 +1139,23 @@ static void test_bad(struct ctx *c)
 				igt_assert_eq(set_data(c, c->primary.ops[k],
 						       ctm_sizes[i], flags[f]),
 					      -EINVAL);
-		/* The LUT is 4096 struct drm_color_lut32, of 16 bytes. */
+		/* The 1D LUTs are 4096 struct drm_color_lut32, of 16 bytes. */
 		for (i = 0; i < ARRAY_SIZE(lut_sizes); i++)
-			igt_assert_eq(set_data(c, c->primary.ops[OP_LUT],
-					       lut_sizes[i], flags[f]), -EINVAL);
+			for (int k = OP_LUT; k <= OP_LUT2; k += OP_LUT2 - OP_LUT)
+				igt_assert_eq(set_data(c, c->primary.ops[k],
+						       lut_sizes[i], flags[f]),
+					      -EINVAL);
+		/* The 3D LUT is 17 cubed of them. */
+		for (i = 0; i < ARRAY_SIZE(lut3d_sizes); i++)
+			igt_assert_eq(set_data(c, c->primary.ops[OP_LUT3D],
+					       lut3d_sizes[i], flags[f]), -EINVAL);
+		/* Tetrahedral is the only interpolation; SIZE is immutable. */
+		igt_assert_eq(set_one(c, c->primary.ops[OP_LUT3D],
+				      DRM_MODE_OBJECT_COLOROP,
+				      "LUT3D_INTERPOLATION", 1, flags[f]), -EINVAL);
+		igt_assert_eq(set_one(c, c->primary.ops[OP_LUT3D],
+				      DRM_MODE_OBJECT_COLOROP, "SIZE", LUT3D_SIZE,
+				      flags[f]), -EINVAL);
 		/* A blob id that is no blob */
 		igt_assert_eq(set_one(c, c->primary.ops[OP_LUT], DRM_MODE_OBJECT_COLOROP,
 				      "DATA", c->primary.id, flags[f]), -EINVAL);
@@ -953,6 +1207,8 @@ static void test_bad(struct ctx *c)
 	igt_assert_neq_u64(op_value(c, c->primary.ops[OP_CTM], "DATA"), 0);
 	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_CTM2], "DATA"), 0);
 	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT], "DATA"), 0);
+	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT3D], "DATA"), 0);
+	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT2], "DATA"), 0);
 	igt_assert_eq_u64(primepair_prop_value(c->kms.fd, p, DRM_MODE_OBJECT_PLANE,
 					       "COLOR_PIPELINE"), c->primary.id);
 	igt_assert_eq_u32(capture_diff(c, 1), 0);
@@ -1053,7 +1309,7 @@ igt_main
 	igt_fixture
 		ctx_init(&c);
 
-	igt_describe("Every plane has one pipeline: 1D curve, multiplier, two 3x4 matrices, 1D LUT of 4096, 1D curve, all bypassed at first, the eight curves of the core");
+	igt_describe("Every plane has one pipeline: 1D curve, multiplier, two 3x4 matrices, 1D curve, 1D LUT of 4096, 3D LUT of 17, 1D curve, 1D LUT of 4096, all bypassed at first, the eight curves of the core");
 	igt_subtest("pipeline-shape") {
 		ctx_reset(&c);
 		test_shape(&c);
@@ -1087,6 +1343,16 @@ igt_main
 	igt_subtest("lut-1d") {
 		ctx_reset(&c);
 		test_lut(&c);
+	}
+	igt_describe("3D LUT: identity and channel rotation exact, a grading LUT against a tetrahedral reference, after a 1D LUT");
+	igt_subtest("lut-3d") {
+		ctx_reset(&c);
+		test_lut3d(&c);
+	}
+	igt_describe("All nine operations at once against the reference, and three curves in a row");
+	igt_subtest("all-operations") {
+		ctx_reset(&c);
+		test_all_ops(&c);
 	}
 	igt_describe("Decode, matrix, LUT, encode, as an HDR compositor does");
 	igt_subtest("decode-matrix-encode") {
