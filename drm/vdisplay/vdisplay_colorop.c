@@ -442,11 +442,14 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 		u64 out = px[i] & VDISPLAY_PX_OPAQUE;
 		s32 rgb[3];
 
-		/* 0xffff is 1.0: to Q24, and back, each rounded */
+		/*
+		 * 0xffff is 1.0: to Q24, v * 2^24 / 0xffff being v * 2^8 +
+		 * v * 2^-8 + v * 2^-24 ..., rounded; and back, rounded
+		 */
 		for (c = 0; c < 3; c++) {
-			u64 v = vdisplay_px_chan(px[i], 32 - 16 * c);
+			u32 v = vdisplay_px_chan(px[i], 32 - 16 * c);
 
-			rgb[c] = div_u64((v << 24) + 0x7fff, 0xffff);
+			rgb[c] = (v << 8) + ((v + 128) >> 8);
 		}
 		for (s = 0; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
