@@ -14,6 +14,10 @@
  *              in 64 of its rows, which FB_DAMAGE_CLIPS name; and the same
  *              commits without the clips, for which the whole frame is
  *              composed again
+ *   colorops   the primary plane through its colour pipeline, where the
+ *              kernel has plane colour pipelines (6.19 on): an sRGB
+ *              decode, a 3x4 matrix and an sRGB encode; and the same
+ *              with a 17-point 3D LUT before the encode
  *
  * The mode is 1920x1080 at HZ frames per second (15 by default): at 60 a
  * composer slower than 16.7 ms under emulation would drop frames, and its
@@ -55,6 +59,20 @@
 
 #define WIDTH	1920
 #define HEIGHT	1080
+
+/* uapi of 6.19, which libdrm's headers here may predate */
+#ifndef DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE
+#define DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE	7
+#endif
+#ifndef DRM_MODE_OBJECT_COLOROP
+#define DRM_MODE_OBJECT_COLOROP	0xfafafafa
+#endif
+/* enum drm_colorop_type, enum drm_colorop_curve_1d_type */
+#define COLOROP_1D_CURVE	0
+#define COLOROP_CTM_3X4		2
+#define COLOROP_3D_LUT		4
+#define CURVE_SRGB_EOTF		0
+#define CURVE_SRGB_INV_EOTF	1
 
 static const char *device;
 static unsigned int frames = 60;
@@ -525,6 +543,138 @@ static double scene_damage(struct kms *k, bool clips, double *per_commit)
 	return with - without;
 }
 
+/*
+ * The primary plane's colour pipeline, for the colorops scenes: its
+ * COLOR_PIPELINE value and, in pipeline order, a 1D curve, a 3x4 matrix,
+ * a 3D LUT and a 1D curve after it.  False if it has none such.
+ */
+struct pipeline {
+	uint32_t id, decode, matrix, lut3d, encode;
+	uint64_t lut3d_size;
+};
+
+static uint64_t op_prop(struct kms *k, uint32_t op, const char *name)
+{
+	uint64_t v;
+
+	check(pp_prop_value(k->fd, op, DRM_MODE_OBJECT_COLOROP, name, &v), name);
+	return v;
+}
+
+static bool find_pipeline(struct kms *k, struct pipeline *p)
+{
+	uint32_t prop, *next[] = { &p->decode, &p->matrix, &p->lut3d, &p->encode };
+	const uint64_t types[] = {
+		COLOROP_1D_CURVE, COLOROP_CTM_3X4, COLOROP_3D_LUT, COLOROP_1D_CURVE,
+	};
+	drmModePropertyPtr info;
+	unsigned int want = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (drmSetClientCap(k->fd, DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE, 1))
+		return false;
+	prop = pp_prop_id(k->fd, k->primary, DRM_MODE_OBJECT_PLANE,
+			  "COLOR_PIPELINE");
+	info = prop ? drmModeGetProperty(k->fd, prop) : NULL;
+	for (int i = 0; info && i < info->count_enums && !p->id; i++)
+		p->id = info->enums[i].value;
+	drmModeFreeProperty(info);
+	for (uint32_t op = p->id; op && want < 4; op = op_prop(k, op, "NEXT"))
+		if (op_prop(k, op, "TYPE") == types[want])
+			*next[want++] = op;
+	if (want < 4)
+		return false;
+	p->lut3d_size = op_prop(k, p->lut3d, "SIZE");
+	return true;
+}
+
+/* A 3D LUT of @n points a side that warms the picture and lifts shadows */
+static uint32_t lut3d_blob(struct kms *k, unsigned int n)
+{
+	struct { uint32_t r, g, b, pad; } *lut = calloc((size_t)n * n * n,
+							  sizeof(*lut));
+	uint32_t blob;
+	size_t i = 0;
+
+	if (!lut)
+		die("out of memory");
+	for (unsigned int b = 0; b < n; b++)
+		for (unsigned int g = 0; g < n; g++)
+			for (unsigned int r = 0; r < n; r++, i++) {
+				double x[3] = { r / (n - 1.0), g / (n - 1.0),
+						b / (n - 1.0) };
+
+				lut[i].r = (uint32_t)((0.1 + 0.9 * x[0]) * 4294967295.0);
+				lut[i].g = (uint32_t)((0.05 + 0.9 * x[1]) * 4294967295.0);
+				lut[i].b = (uint32_t)(0.85 * x[2] * x[2] * 4294967295.0);
+			}
+	check(drmModeCreatePropertyBlob(k->fd, lut, (size_t)n * n * n *
+					sizeof(*lut), &blob), "3D LUT blob");
+	free(lut);
+	return blob;
+}
+
+/* S31.32 sign-magnitude of @v */
+static uint64_t s31_32(double v)
+{
+	uint64_t m = (uint64_t)((v < 0 ? -v : v) * 4294967296.0);
+
+	return v < 0 ? m | 1ull << 63 : m;
+}
+
+/* The primary plane through @p, with its 3D LUT if @lut3d; off if !@on */
+static void set_pipeline(struct kms *k, const struct pipeline *p, bool on,
+			 bool lut3d)
+{
+	/* BT.709 to BT.2020 primaries */
+	static const double to2020[12] = {
+		0.6274, 0.3293, 0.0433, 0,  0.0691, 0.9195, 0.0114, 0,
+		0.0164, 0.0880, 0.8956, 0,
+	};
+	uint32_t t = DRM_MODE_OBJECT_COLOROP, ctm = 0, lut = 0;
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	uint64_t m[12];
+
+	if (!req)
+		die("out of memory");
+	if (on) {
+		for (int i = 0; i < 12; i++)
+			m[i] = s31_32(to2020[i]);
+		check(drmModeCreatePropertyBlob(k->fd, m, sizeof(m), &ctm),
+		      "matrix blob");
+		if (lut3d)
+			lut = lut3d_blob(k, (unsigned int)p->lut3d_size);
+		add(k, req, p->decode, t, "CURVE_1D_TYPE", CURVE_SRGB_EOTF);
+		add(k, req, p->encode, t, "CURVE_1D_TYPE", CURVE_SRGB_INV_EOTF);
+	}
+	add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "COLOR_PIPELINE",
+	    on ? p->id : 0);
+	add(k, req, p->decode, t, "BYPASS", !on);
+	add(k, req, p->matrix, t, "BYPASS", !on);
+	add(k, req, p->matrix, t, "DATA", ctm);
+	add(k, req, p->lut3d, t, "BYPASS", !lut);
+	add(k, req, p->lut3d, t, "DATA", lut);
+	add(k, req, p->encode, t, "BYPASS", !on);
+	check(drmModeAtomicCommit(k->fd, req, 0, NULL), "colour pipeline");
+	drmModeAtomicFree(req);
+	if (ctm)
+		drmModeDestroyPropertyBlob(k->fd, ctm);
+	if (lut)
+		drmModeDestroyPropertyBlob(k->fd, lut);
+}
+
+static double scene_pipeline(struct kms *k, const struct pipeline *p,
+			     bool lut3d)
+{
+	double ns;
+
+	commit_scene(k, &k->fb[0], NULL, false);
+	set_pipeline(k, p, true, lut3d);
+	ns = scene_crc(k, NULL, false);
+	set_pipeline(k, p, false, false);
+	return ns;
+}
+
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -563,6 +713,7 @@ static void parse_args(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct kms k = {};
+	struct pipeline pipe;
 	char name[64] = "?";
 	drmVersionPtr v;
 
@@ -609,6 +760,13 @@ int main(int argc, char **argv)
 		printf("  %-18s %7.2f frames a commit\n", "", per_commit);
 	} else {
 		printf("  64 rows, damage    (no FB_DAMAGE_CLIPS)\n");
+	}
+
+	if (find_pipeline(&k, &pipe)) {
+		print_scene("colorops", scene_pipeline(&k, &pipe, false));
+		print_scene("colorops, 3D LUT", scene_pipeline(&k, &pipe, true));
+	} else {
+		printf("  colorops           (no curve, matrix, 3D LUT, curve pipeline)\n");
 	}
 
 	for (int i = 0; i < 2; i++)
