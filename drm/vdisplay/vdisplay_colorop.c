@@ -284,19 +284,20 @@ void vdisplay_colorop_tables_init(void)
  * Applying the pipeline, in the composer's worker
  */
 
+/*
+ * Below 2 * VD_MANT_STEPS the nodes are a Q24 step apart and the shift
+ * is 0; above, each octave has VD_MANT_STEPS of them.  No branch: under
+ * emulation each one costs.  The domain ends below 128, so the last node
+ * is never the left one of a pair and t[i + 1] always exists.
+ */
 static s32 vd_apply_curve(unsigned int type, s32 v)
 {
 	const u32 *t = vd_curve_tables[type];
-	u32 u = clamp_t(s32, v, 0, vd_curves[type].top), frac;
-	unsigned int sh, i;
+	u32 u = clamp_t(s32, v, 0, vd_curves[type].top);
+	unsigned int sh = max(fls(u) - 1 - VD_MANT_BITS, 0);
+	unsigned int i = (sh << VD_MANT_BITS) + (u >> sh);
+	u32 frac = u & (BIT(sh) - 1);
 
-	if (u < VD_MANT_STEPS)
-		return t[u];
-	sh = fls(u) - 1 - VD_MANT_BITS;
-	i = (sh << VD_MANT_BITS) + (u >> sh);
-	frac = u & (BIT(sh) - 1);
-	if (!frac)
-		return t[i];
 	return t[i] + (s32)((((s64)t[i + 1] - t[i]) * frac) >> sh);
 }
 
@@ -317,13 +318,13 @@ static s32 vd_apply_lut(const struct drm_color_lut32 *lut, unsigned int c,
 {
 	u64 pos = (u64)clamp_t(s32, v, 0, VD_Q24_ONE) *
 		  (VDISPLAY_LUT1D_SIZE - 1);
-	unsigned int i = pos >> 24;
-	u32 frac = pos & (VD_Q24_ONE - 1);
-	s64 a = vd_lut_channel(&lut[i], c), out = a;
+	/* 1.0 is the far end of the last interval */
+	unsigned int i = min_t(unsigned int, pos >> 24, VDISPLAY_LUT1D_SIZE - 2);
+	s64 a = vd_lut_channel(&lut[i], c);
+	s64 b = vd_lut_channel(&lut[i + 1], c);
+	s64 frac = pos - ((u64)i << 24);
 
-	if (frac)
-		out += (((s64)vd_lut_channel(&lut[i + 1], c) - a) * frac) >> 24;
-	return vd_lut32_to_q24(out);
+	return vd_lut32_to_q24(a + (((b - a) * frac) >> 24));
 }
 
 /*
@@ -344,14 +345,10 @@ static void vd_apply_lut3d(const struct drm_color_lut32 *lut, s32 *rgb)
 
 	for (c = 0; c < 3; c++) {
 		u64 pos = (u64)clamp_t(s32, rgb[c], 0, VD_Q24_ONE) * (n - 1);
-		unsigned int idx = pos >> 24;
+		/* 1.0 is the far end of the last cube */
+		unsigned int idx = min_t(unsigned int, pos >> 24, n - 2);
 
-		f[c] = pos & (VD_Q24_ONE - 1);
-		if (idx == n - 1) {
-			/* 1.0 is the far end of the last cube */
-			idx--;
-			f[c] = VD_Q24_ONE;
-		}
+		f[c] = pos - ((u64)idx << 24);
 		corner += idx * stride[c];
 	}
 	/* the axes by their fractions, largest first */
@@ -436,18 +433,25 @@ static void vd_apply_step(const struct vdisplay_step *s, s32 *rgb)
 void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 			     unsigned int n)
 {
+	u64 last_in = 0, last_out = 0;
 	unsigned int i, s, c;
 
 	for (i = 0; i < n; i++) {
-		u64 out = px[i] & VDISPLAY_PX_OPAQUE;
+		u64 in = px[i], out = in & VDISPLAY_PX_OPAQUE;
 		s32 rgb[3];
+
+		/* Runs of one colour, common in what compositors draw */
+		if (i && in == last_in) {
+			px[i] = last_out;
+			continue;
+		}
 
 		/*
 		 * 0xffff is 1.0: to Q24, v * 2^24 / 0xffff being v * 2^8 +
 		 * v * 2^-8 + v * 2^-24 ..., rounded; and back, rounded
 		 */
 		for (c = 0; c < 3; c++) {
-			u32 v = vdisplay_px_chan(px[i], 32 - 16 * c);
+			u32 v = vdisplay_px_chan(in, 32 - 16 * c);
 
 			rgb[c] = (v << 8) + ((v + 128) >> 8);
 		}
@@ -459,6 +463,8 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 			out |= ((v * 0xffff + BIT(23)) >> 24) << (32 - 16 * c);
 		}
 		px[i] = out;
+		last_in = in;
+		last_out = out;
 	}
 }
 

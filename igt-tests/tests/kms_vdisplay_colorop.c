@@ -935,6 +935,34 @@ static void test_lut3d(struct ctx *c)
 }
 
 /*
+ * The same pipeline on a picture of runs of one colour (which the driver
+ * transforms once a run), runs crossing row ends, and within a run
+ * pixels that differ only in the X byte, which the plane ignores
+ */
+static void check_runs(struct ctx *c, const struct cfg *cfg)
+{
+	struct primepair_fb random = c->fb, runs;
+
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB8888, &runs);
+	for (uint32_t y = 0; y < c->h; y++) {
+		uint32_t *row = (uint32_t *)((char *)runs.map + (size_t)y * runs.pitch);
+
+		for (uint32_t x = 0; x < c->w; x++) {
+			uint32_t run = (y * c->w + x) / 37;
+
+			row[x] = (run * 2654435761u) >> 8 | (x & 1) << 24;
+		}
+	}
+	c->fb = runs;
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb), 0);
+	ref_fullscreen(c, cfg);
+	igt_assert_eq_u32(capture_diff(c, 1), 0);
+	c->fb = random;
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->fb), 0);
+	primepair_fb_destroy(c->kms.fd, &runs);
+}
+
+/*
  * Every operation on at once, as an HDR compositor maps its transform:
  * decode, gain, convert, shape, shaper LUT, 3D LUT, encode, blend LUT;
  * then three curves in a row, which give the first alone.
@@ -965,6 +993,7 @@ static void test_all_ops(struct ctx *c)
 	}
 	lut3d_fill(lut3d, lattice_grade);
 	check_primary(c, &cfg);
+	check_runs(c, &cfg);
 
 	cfg = (struct cfg){ SRGB_EOTF, NULL, NULL, SRGB_EOTF,
 			    .shaping = true, .shaper = SRGB_INV_EOTF };
