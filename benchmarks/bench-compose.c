@@ -76,6 +76,7 @@
 
 static const char *device;
 static unsigned int frames = 60;
+static unsigned int last_composed;
 static unsigned int hz = 15;
 
 /* Busy CPU time of the whole guest so far, in ns */
@@ -327,22 +328,38 @@ static FILE *crc_open(struct kms *k)
 	return data;
 }
 
-/* Busy ns per frame while @frames CRCs are read */
-static double crc_busy_per_frame(struct kms *k, double *seconds)
+/*
+ * Busy ns while @frames CRCs are read; *@composed counts the frames
+ * composed.  A composer slower than the frame time reports the frames it
+ * missed all at once when it is done (a read returns one CRC): a CRC that
+ * comes within 2 ms of the one before is such a repeat.
+ */
+static double crc_busy(struct kms *k, double *seconds, unsigned int *composed)
 {
 	FILE *data = crc_open(k);
 	char line[128];
-	int64_t t0, b0;
+	int64_t t0, b0, last;
 
+	*composed = 0;
 	t0 = pp_now_ns();
 	b0 = busy_ns();
-	for (unsigned int i = 0; i < frames; i++)
+	last = t0;
+	for (unsigned int i = 0; i < frames; i++) {
+		int64_t now;
+
 		if (!fgets(line, sizeof(line), data))
 			die("reading CRCs: %s", strerror(errno));
+		now = pp_now_ns();
+		if (now - last > 2000000)
+			(*composed)++;
+		last = now;
+	}
 	*seconds = (pp_now_ns() - t0) / 1e9;
 	b0 = busy_ns() - b0;
 	fclose(data);
-	return (double)b0 / frames;
+	if (!*composed)
+		*composed = 1;
+	return (double)b0;
 }
 
 /* Busy ns per second of the guest with nothing composed */
@@ -354,22 +371,36 @@ static double idle_busy_per_second(double seconds)
 	return (busy_ns() - b0) / ((pp_now_ns() - t0) / 1e9);
 }
 
+/*
+ * Busy ns per composed frame of a scene: per frame if the composer kept
+ * up, and per composition, said so, if it did not.
+ */
 static double scene_crc(struct kms *k, const struct pp_fb *over, bool cursor)
 {
-	double secs, per_frame, idle;
+	double secs, busy, idle;
 
 	commit_scene(k, &k->fb[0], over, cursor);
-	per_frame = crc_busy_per_frame(k, &secs);
+	busy = crc_busy(k, &secs, &last_composed);
 	idle = idle_busy_per_second(secs);
-	return per_frame - idle * secs / frames;
+	/* the first frame read may have been composed before the count */
+	if (last_composed >= frames - 1)
+		last_composed = frames;
+	return (busy - idle * secs) / last_composed;
 }
 
+/* @last_composed of the scene printed next: below @frames if it fell behind */
 static void print_scene(const char *what, double ns)
 {
 	bool saturated = ns > 0.9e9 / hz;
 
-	printf("  %-18s %7.2f ms%s\n", what, ns / 1e6,
-	       saturated ? "  (near the frame time: the composer is the limit)" : "");
+	printf("  %-18s %7.2f ms", what, ns / 1e6);
+	if (last_composed < frames)
+		printf("  (a composition; %u of %u frames composed)",
+		       last_composed, frames);
+	else if (saturated)
+		printf("  (near the frame time: the composer is the limit)");
+	putchar('\n');
+	last_composed = frames;
 }
 
 /*
@@ -718,6 +749,7 @@ int main(int argc, char **argv)
 	drmVersionPtr v;
 
 	parse_args(argc, argv);
+	last_composed = frames;
 	kms_open(&k);
 	v = drmGetVersion(k.fd);
 	if (v) {
