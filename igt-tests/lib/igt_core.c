@@ -407,6 +407,11 @@ bool igt_can_fail(void)
 	return !with_subtests || in_fixture || in_subtest;
 }
 
+bool igt_failed(void)
+{
+	return failed_one;
+}
+
 void igt_describe_f(const char *fmt, ...)
 {
 	/* descriptions are only kept by upstream IGT (--describe) */

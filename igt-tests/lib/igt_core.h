@@ -176,6 +176,8 @@ const char *igt_test_name(void);
 const char *igt_subtest_name(void);
 bool igt_only_list_subtests(void);
 bool igt_can_fail(void);
+/* Whether a subtest (or fixture) of this run has failed so far */
+bool igt_failed(void);
 
 __attribute__((format(printf, 1, 2)))
 void igt_describe_f(const char *fmt, ...);

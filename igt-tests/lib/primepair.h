@@ -125,7 +125,10 @@ uint64_t primepair_summary(const char *key);
 #define PRIMEPAIR_COUNTER_STRING(name)	#name,
 #define PRIMEPAIR_LIVE_COUNTERS		PP_LIVE_COUNTERS(PRIMEPAIR_COUNTER_STRING)
 
-/* Every live counter of PRIMEPAIR_SUMMARY_PATH is 0: nothing leaked */
+/*
+ * Every live counter of PRIMEPAIR_SUMMARY_PATH is 0: nothing leaked.  After
+ * a failed subtest, whose cleanup did not run, they are only reported.
+ */
 void primepair_assert_summary_zero(void);
 
 /*

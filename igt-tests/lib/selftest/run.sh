@@ -156,7 +156,7 @@ expect_rc "pass" 0
 expect_line "pass" "$out" 'Starting subtest: pass'
 expect_line "pass" "$out" "Subtest pass: SUCCESS $T"
 expect_line "pass" "$out" 'selftest: first fixture ran'
-expect_line "pass" "$out" 'selftest: last fixture ran'
+expect_line "pass" "$out" 'selftest: last fixture ran, failed 0'
 expect_line "pass" "$out" 'selftest: exit handler called with 0'
 expect_line "pass" "$out" 'IGT-Version: .*'
 expect_no_line "pass" "$out" 'Subtest (skip|fail)'
@@ -180,6 +180,7 @@ expect_line "fail" "$err" \
 expect_line "fail" "$err" '\(selftest:[0-9]+\) CRITICAL: Failed assertion: 1 == 2'
 expect_line "fail" "$err" '\(selftest:[0-9]+\) CRITICAL: error: 1 != 2'
 expect_no_line "fail" "$err" 'Last errno'
+expect_line "fail" "$out" 'selftest: last fixture ran, failed 1'
 
 run "$bin" --run-subtest fail-errno
 expect_rc "fail-errno" 98
@@ -207,7 +208,7 @@ run "$bin" --run-subtest crash
 expect_rc "crash" 139
 expect_line "crash" "$out" "Subtest crash: CRASH $T"
 expect_line "crash" "$err" 'Received signal SIGSEGV\.'
-expect_line "crash" "$out" 'selftest: last fixture ran'
+expect_line "crash" "$out" 'selftest: last fixture ran, failed 1'
 
 run "$bin" --run-subtest helpers
 expect_rc "helpers (crc32, debugfs parser)" 0
@@ -256,7 +257,7 @@ expect_no_line "fixture failure" "$out" 'Starting subtest: group-fixture'
 SELFTEST_FIXTURE_FAIL=1 run "$bin" --run-subtest after-groups
 expect_rc "after failed group" 98
 expect_line "after failed group" "$out" "Subtest after-groups: SUCCESS $T"
-expect_line "after failed group" "$out" 'selftest: last fixture ran'
+expect_line "after failed group" "$out" 'selftest: last fixture ran, failed 1'
 
 # ---- patterns ----
 

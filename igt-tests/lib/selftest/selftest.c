@@ -233,7 +233,7 @@ igt_main
 		igt_assert_eq(fixture_value, 42);
 
 	igt_fixture
-		printf("selftest: last fixture ran\n");
+		printf("selftest: last fixture ran, failed %d\n", igt_failed());
 }
 
 #endif /* SELFTEST_SIMPLE */
