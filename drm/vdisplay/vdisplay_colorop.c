@@ -47,11 +47,13 @@
  * input through.
  *
  * The curves are tables computed at module load in integer arithmetic
- * (fixed-point log2 and exp2), with nodes spaced as a float with 6 bits
- * of mantissa: 64 per octave from 2^-18 to 128, so that steep curves near
+ * (fixed-point log2 and exp2), with nodes spaced as a float with 7 bits
+ * of mantissa: 128 per octave from 2^-17 to 128, so that steep curves near
  * black (gamma 2.2 inverse, PQ) are as exact as the rest; between nodes
- * they are linear.  An 8-bit value through a curve and its inverse comes
- * back unchanged.
+ * they are linear, within about half a 16-bit step of the curve (102 KiB
+ * for the eight).  An 8-bit value through a curve and its inverse comes
+ * back unchanged, and through one sRGB, BT.2020 or gamma 2.2 curve
+ * rounds to 8 bits as the exact curve does, but at exact ties.
  *
  * The atomic check takes what the composer needs from the colorop states
  * of the plane's pipeline into the plane's state: the active operations,
@@ -245,7 +247,7 @@ static const struct vd_curve vd_curves[DRM_COLOROP_1D_CURVE_COUNT] = {
  * Table nodes: the first VD_MANT_STEPS at each Q24 step, then
  * VD_MANT_STEPS per octave up to 2^31 (128.0), the last node alone.
  */
-#define VD_MANT_BITS	6
+#define VD_MANT_BITS	7
 #define VD_MANT_STEPS	BIT(VD_MANT_BITS)
 #define VD_NODES	(VD_MANT_STEPS * (32 - VD_MANT_BITS) + 1)
 
