@@ -288,9 +288,9 @@ void vdisplay_colorop_tables_init(void)
 
 /*
  * Below 2 * VD_MANT_STEPS the nodes are a Q24 step apart and the shift
- * is 0; above, each octave has VD_MANT_STEPS of them.  No branch: under
- * emulation each one costs.  The domain ends below 128, so the last node
- * is never the left one of a pair and t[i + 1] always exists.
+ * is 0, so the first values need no case of their own; above, each
+ * octave has VD_MANT_STEPS of them.  The domain ends below 128, so the
+ * last node is never the left one of a pair and t[i + 1] always exists.
  */
 static s32 vd_apply_curve(unsigned int type, s32 v)
 {
