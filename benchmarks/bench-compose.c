@@ -60,13 +60,6 @@
 #define WIDTH	1920
 #define HEIGHT	1080
 
-/* uapi of 6.19, which libdrm's headers here may predate */
-#ifndef DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE
-#define DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE	7
-#endif
-#ifndef DRM_MODE_OBJECT_COLOROP
-#define DRM_MODE_OBJECT_COLOROP	0xfafafafa
-#endif
 /* enum drm_colorop_type, enum drm_colorop_curve_1d_type */
 #define COLOROP_1D_CURVE	0
 #define COLOROP_CTM_3X4		2

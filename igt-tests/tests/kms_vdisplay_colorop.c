@@ -31,13 +31,6 @@
 
 IGT_TEST_DESCRIPTION("vdisplay plane colour pipeline: 1D curve, multiplier, two 3x4 matrices, shaper curve, 1D LUT, 3D LUT, 1D curve, 1D LUT");
 
-/* uapi of 6.19, which libdrm's headers here may predate */
-#ifndef DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE
-#define DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE	7
-#endif
-#ifndef DRM_MODE_OBJECT_COLOROP
-#define DRM_MODE_OBJECT_COLOROP	0xfafafafa
-#endif
 
 /* Values of the TYPE enum (enum drm_colorop_type) */
 #define TYPE_1D_CURVE	0

@@ -28,6 +28,17 @@
 
 struct v4l2_pix_format;	/* <linux/videodev2.h>, for pp_vivid_open() */
 
+/*
+ * Plane colour pipelines, uapi of 6.19, which Debian 12's libdrm headers
+ * predate (a kernel without them refuses the cap with EINVAL)
+ */
+#ifndef DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE
+#define DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE	7
+#endif
+#ifndef DRM_MODE_OBJECT_COLOROP
+#define DRM_MODE_OBJECT_COLOROP	0xfafafafa
+#endif
+
 /* ---- devices ------------------------------------------------------------ */
 
 /* DRM driver names (drmVersion.name) */
