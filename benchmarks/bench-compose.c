@@ -69,7 +69,6 @@
 
 static const char *device;
 static unsigned int frames = 60;
-static unsigned int last_composed;
 static unsigned int hz = 15;
 
 /* Busy CPU time of the whole guest so far, in ns */
@@ -366,34 +365,46 @@ static double idle_busy_per_second(double seconds)
 
 /*
  * Busy ns per composed frame of a scene: per frame if the composer kept
- * up, and per composition, said so, if it did not.
+ * up, and per composition if it did not; *@composed says which.
  */
-static double scene_crc(struct kms *k, const struct pp_fb *over, bool cursor)
+static double scene_crc(struct kms *k, const struct pp_fb *over, bool cursor,
+			unsigned int *composed)
 {
 	double secs, busy, idle;
 
 	commit_scene(k, &k->fb[0], over, cursor);
-	busy = crc_busy(k, &secs, &last_composed);
+	busy = crc_busy(k, &secs, composed);
+	/* a composition slower than the frames may still be running */
+	if (*composed < frames - 1)
+		sleep(1);
 	idle = idle_busy_per_second(secs);
 	/* the first frame read may have been composed before the count */
-	if (last_composed >= frames - 1)
-		last_composed = frames;
-	return (busy - idle * secs) / last_composed;
+	if (*composed >= frames - 1)
+		*composed = frames;
+	return (busy - idle * secs) / *composed;
 }
 
-/* @last_composed of the scene printed next: below @frames if it fell behind */
-static void print_scene(const char *what, double ns)
+/* A scene's time; @composed below @frames if the composer fell behind */
+static void print_scene(const char *what, double ns, unsigned int composed)
 {
 	bool saturated = ns > 0.9e9 / hz;
 
 	printf("  %-18s %7.2f ms", what, ns / 1e6);
-	if (last_composed < frames)
+	if (composed < frames)
 		printf("  (a composition; %u of %u frames composed)",
-		       last_composed, frames);
+		       composed, frames);
 	else if (saturated)
 		printf("  (near the frame time: the composer is the limit)");
 	putchar('\n');
-	last_composed = frames;
+}
+
+static void show_crc_scene(struct kms *k, const char *what,
+			   const struct pp_fb *over, bool cursor)
+{
+	unsigned int composed;
+	double ns = scene_crc(k, over, cursor, &composed);
+
+	print_scene(what, ns, composed);
 }
 
 /*
@@ -638,14 +649,6 @@ static uint32_t lut3d_blob(struct kms *k, unsigned int n)
 	return blob;
 }
 
-/* S31.32 sign-magnitude of @v */
-static uint64_t s31_32(double v)
-{
-	uint64_t m = (uint64_t)((v < 0 ? -v : v) * 4294967296.0);
-
-	return v < 0 ? m | 1ull << 63 : m;
-}
-
 /* The primary plane through @p, with its 3D LUT if @lut3d; off if !@on */
 static void set_pipeline(struct kms *k, const struct pipeline *p, bool on,
 			 bool lut3d)
@@ -663,7 +666,7 @@ static void set_pipeline(struct kms *k, const struct pipeline *p, bool on,
 		die("out of memory");
 	if (on) {
 		for (int i = 0; i < 12; i++)
-			m[i] = s31_32(to2020[i]);
+			m[i] = pp_s31_32(to2020[i]);
 		check(drmModeCreatePropertyBlob(k->fd, m, sizeof(m), &ctm),
 		      "matrix blob");
 		if (lut3d)
@@ -687,16 +690,14 @@ static void set_pipeline(struct kms *k, const struct pipeline *p, bool on,
 		drmModeDestroyPropertyBlob(k->fd, lut);
 }
 
-static double scene_pipeline(struct kms *k, const struct pipeline *p,
-			     bool lut3d)
+/* The primary through the colour pipeline @p, with its 3D LUT if @lut3d */
+static void show_pipeline_scene(struct kms *k, const char *what,
+				const struct pipeline *p, bool lut3d)
 {
-	double ns;
-
 	commit_scene(k, &k->fb[0], NULL, false);
 	set_pipeline(k, p, true, lut3d);
-	ns = scene_crc(k, NULL, false);
+	show_crc_scene(k, what, NULL, false);
 	set_pipeline(k, p, false, false);
-	return ns;
 }
 
 static void parse_args(int argc, char **argv)
@@ -742,7 +743,6 @@ int main(int argc, char **argv)
 	drmVersionPtr v;
 
 	parse_args(argc, argv);
-	last_composed = frames;
 	kms_open(&k);
 	v = drmGetVersion(k.fd);
 	if (v) {
@@ -752,13 +752,13 @@ int main(int argc, char **argv)
 
 	printf("%s: composer time per %ux%u frame, %u frames at %u Hz per scene\n",
 	       name, WIDTH, HEIGHT, frames, hz);
-	print_scene("primary", scene_crc(&k, NULL, false));
+	show_crc_scene(&k, "primary", NULL, false);
 	if (k.overlay && k.cursor)
-		print_scene("+ overlay, cursor", scene_crc(&k, &k.over, true));
+		show_crc_scene(&k, "+ overlay, cursor", &k.over, true);
 	else
 		printf("  + overlay, cursor  (no overlay or cursor plane)\n");
 	if (k.overlay && k.nv12.fb_id)
-		print_scene("+ NV12 overlay", scene_crc(&k, &k.nv12, false));
+		show_crc_scene(&k, "+ NV12 overlay", &k.nv12, false);
 	else if (k.overlay)
 		printf("  + NV12 overlay     (no NV12 framebuffers)\n");
 	else
@@ -770,7 +770,7 @@ int main(int argc, char **argv)
 			printf("  writeback          (commit refused: %s)\n",
 			       strerror((int)-wb));
 		else
-			print_scene("writeback", wb);
+			print_scene("writeback", wb, frames);
 	} else {
 		printf("  writeback          (no writeback connector)\n");
 	}
@@ -779,17 +779,19 @@ int main(int argc, char **argv)
 		       "FB_DAMAGE_CLIPS")) {
 		double per_commit;
 
-		print_scene("64 rows, damage", scene_damage(&k, true, &per_commit));
+		print_scene("64 rows, damage",
+			    scene_damage(&k, true, &per_commit), frames);
 		printf("  %-18s %7.2f frames a commit\n", "", per_commit);
-		print_scene("64 rows, no clips", scene_damage(&k, false, &per_commit));
+		print_scene("64 rows, no clips",
+			    scene_damage(&k, false, &per_commit), frames);
 		printf("  %-18s %7.2f frames a commit\n", "", per_commit);
 	} else {
 		printf("  64 rows, damage    (no FB_DAMAGE_CLIPS)\n");
 	}
 
 	if (find_pipeline(&k, &pipe)) {
-		print_scene("colorops", scene_pipeline(&k, &pipe, false));
-		print_scene("colorops, 3D LUT", scene_pipeline(&k, &pipe, true));
+		show_pipeline_scene(&k, "colorops", &pipe, false);
+		show_pipeline_scene(&k, "colorops, 3D LUT", &pipe, true);
 	} else {
 		printf("  colorops           (no curve, matrix, 3D LUT, curve pipeline)\n");
 	}

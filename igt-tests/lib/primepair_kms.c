@@ -40,13 +40,6 @@ uint64_t primepair_prop_value(int fd, uint32_t id, uint32_t type, const char *na
 	return value;
 }
 
-uint64_t primepair_s31_32(double v)
-{
-	uint64_t mag = (uint64_t)llround(fabs(v) * 4294967296.0);
-
-	return v < 0 ? mag | 1ull << 63 : mag;
-}
-
 void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
 	    const char *name, uint64_t value)
 {

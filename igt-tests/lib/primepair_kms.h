@@ -56,8 +56,6 @@ uint32_t primepair_prop_id(int fd, uint32_t id, uint32_t type, const char *name)
 /* Current value of property @name on @id */
 uint64_t primepair_prop_value(int fd, uint32_t id, uint32_t type, const char *name);
 
-/* A colour matrix coefficient in the uapi's S31.32 sign-magnitude */
-uint64_t primepair_s31_32(double v);
 
 /* Add "name = value" for object @id to @req; asserts success. */
 void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,

@@ -342,7 +342,7 @@ static void check_pipeline(struct ctx *c, const struct drm_color_lut *degamma,
 
 	if (ctm) {
 		for (int i = 0; i < 9; i++)
-			blob.matrix[i] = primepair_s31_32(ctm[i]);
+			blob.matrix[i] = pp_s31_32(ctm[i]);
 	}
 	igt_assert_eq(set_blob(c, "DEGAMMA_LUT", degamma,
 			       GAMMA_SIZE * sizeof(*degamma), 0), 0);

@@ -339,14 +339,14 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 	add_op(c, req, p->ops[OP_MULT], "BYPASS", !cfg->mult);
 	if (cfg->mult)
 		add_op(c, req, p->ops[OP_MULT], "MULTIPLIER",
-		       primepair_s31_32(cfg->mult));
+		       pp_s31_32(cfg->mult));
 	for (int k = 0; k < 2; k++) {
 		const double *matrix = k ? cfg->matrix2 : cfg->matrix;
 		uint64_t m[12];
 
 		if (matrix) {
 			for (int i = 0; i < 12; i++)
-				m[i] = primepair_s31_32(matrix[i]);
+				m[i] = pp_s31_32(matrix[i]);
 			ctm[k] = blob_of(c, m, sizeof(m));
 		}
 		add_op(c, req, p->ops[OP_CTM + k], "BYPASS", !matrix);

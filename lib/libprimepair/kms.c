@@ -3,6 +3,7 @@
  * kms.c - KMS properties by name.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "libprimepair.h"
@@ -62,4 +63,11 @@ int pp_atomic_add(int fd, drmModeAtomicReqPtr req, uint32_t id,
 		return -errno;
 	ret = drmModeAtomicAddProperty(req, id, prop_id, value);
 	return ret < 0 ? ret : 0;
+}
+
+uint64_t pp_s31_32(double v)
+{
+	uint64_t mag = (uint64_t)llround(fabs(v) * 4294967296.0);
+
+	return v < 0 ? mag | 1ull << 63 : mag;
 }

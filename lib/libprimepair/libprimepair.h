@@ -105,6 +105,8 @@ int pp_prop_value(int fd, uint32_t id, uint32_t type, const char *name,
 /* Add "@name = @value" of object @id to an atomic request */
 int pp_atomic_add(int fd, drmModeAtomicReqPtr req, uint32_t id,
 		  uint32_t type, const char *name, uint64_t value);
+/* @v in S31.32 sign-magnitude, as CTM and colorop properties take it */
+uint64_t pp_s31_32(double v);
 
 /* ---- PRIME ------------------------------------------------------------------ */
 
