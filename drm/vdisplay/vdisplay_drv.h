@@ -72,6 +72,13 @@
  */
 #define VDISPLAY_VRR_MIN_HZ	30
 
+/*
+ * The "max bpc" range of a connector.  The signal it sends has the
+ * smaller of that and its EDID's bits per colour (8 without one).
+ */
+#define VDISPLAY_MIN_BPC	8
+#define VDISPLAY_MAX_BPC	16
+
 /* Entries of the CRTC's gamma LUT: one per value of an 8-bit channel */
 #define VDISPLAY_GAMMA_SIZE	256
 

@@ -18,22 +18,43 @@
  * fastest mode it lists.  It is kept in display_info.monitor_range, so
  * the core's "vrr_range" in the connector's debugfs directory shows it,
  * as IGT's kms_vrr reads it.
+ *
+ * Every connector also takes what a compositor sends an HDR monitor:
+ * "max bpc" (VDISPLAY_MIN_BPC to VDISPLAY_MAX_BPC), "Colorspace" (the RGB
+ * colorimetries, VDISPLAY_COLORSPACES) and "HDR_OUTPUT_METADATA" (CTA-861-G
+ * static metadata type 1).  Nothing is sent on a wire, so what a sink
+ * would receive is shown instead: "vdisplay_signal" in the connector's
+ * debugfs directory gives the signal's bits per colour, its colorimetry
+ * and the HDR metadata infoframe, as the last commit left them.
  */
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hdmi.h>
 #include <linux/kstrtox.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 
+#include <drm/display/drm_hdmi_helper.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
+#include <drm/drm_print.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_probe_helper.h>
 
 #include "vdisplay_drv.h"
+
+/*
+ * The colorimetries a connector signals: the RGB ones of the DisplayPort
+ * list, since the composer sends RGB.
+ */
+#define VDISPLAY_COLORSPACES	(BIT(DRM_MODE_COLORIMETRY_DEFAULT) |	\
+				 BIT(DRM_MODE_COLORIMETRY_OPRGB) |	\
+				 BIT(DRM_MODE_COLORIMETRY_DCI_P3_RGB_D65) | \
+				 BIT(DRM_MODE_COLORIMETRY_BT2020_RGB))
 
 /**
  * vdisplay_edid_valid() - whether @len bytes at @edid are an EDID to offer
@@ -183,9 +204,68 @@ static int vdisplay_connector_get_modes(struct drm_connector *connector)
 	return count;
 }
 
+/*
+ * The HDR metadata infoframe a sink would receive for @state's
+ * HDR_OUTPUT_METADATA, which must be set.  What CTA-861-G does not define
+ * is refused: a metadata type other than static type 1, an EOTF past HLG
+ * (codes 4 to 7 are reserved).  An EOTF the sink's EDID does not list is
+ * sent all the same, as hardware sends it.
+ */
+static int vdisplay_hdr_infoframe(const struct drm_connector_state *state,
+				  struct hdmi_drm_infoframe *frame)
+{
+	const struct hdr_output_metadata *hdr = state->hdr_output_metadata->data;
+	const struct hdr_metadata_infoframe *type1 = &hdr->hdmi_metadata_type1;
+
+	if (hdr->metadata_type != HDMI_STATIC_METADATA_TYPE1 ||
+	    type1->metadata_type != HDMI_STATIC_METADATA_TYPE1 ||
+	    type1->eotf > HDMI_EOTF_BT_2100_HLG)
+		return -EINVAL;
+	return drm_hdmi_infoframe_set_hdr_metadata(frame, state);
+}
+
+static int vdisplay_connector_atomic_check(struct drm_connector *connector,
+					   struct drm_atomic_commit *state)
+{
+	struct drm_connector_state *new_state =
+		drm_atomic_get_new_connector_state(state, connector);
+	struct hdmi_drm_infoframe frame;
+
+	/* Before 6.5 the property lists every DP colorimetry */
+	if (!(VDISPLAY_COLORSPACES & BIT(new_state->colorspace))) {
+		drm_dbg_atomic(connector->dev,
+			       "[CONNECTOR:%d:%s] colorimetry %u is not RGB\n",
+			       connector->base.id, connector->name,
+			       new_state->colorspace);
+		return -EINVAL;
+	}
+	if (new_state->hdr_output_metadata &&
+	    vdisplay_hdr_infoframe(new_state, &frame)) {
+		drm_dbg_atomic(connector->dev,
+			       "[CONNECTOR:%d:%s] HDR metadata is not CTA-861-G static type 1\n",
+			       connector->base.id, connector->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct drm_connector_helper_funcs vdisplay_connector_helper_funcs = {
 	.get_modes = vdisplay_connector_get_modes,
+	.atomic_check = vdisplay_connector_atomic_check,
 };
+
+/*
+ * The core's reset leaves "max bpc" at 0, below its range; a connector
+ * starts at the most it offers, as attaching the property sets it.
+ */
+static void vdisplay_connector_reset(struct drm_connector *connector)
+{
+	drm_atomic_helper_connector_reset(connector);
+	if (!connector->state)
+		return;
+	connector->state->max_requested_bpc = VDISPLAY_MAX_BPC;
+	connector->state->max_bpc = VDISPLAY_MIN_BPC;
+}
 
 static enum drm_connector_status
 vdisplay_connector_detect(struct drm_connector *connector, bool force)
@@ -290,17 +370,75 @@ static const struct file_operations vdisplay_connected_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * What a sink on the connector would receive, as the last commit left it:
+ * "crtc" (0 when off), "bpc" (the core's &drm_connector_state.max_bpc,
+ * the smaller of "max bpc" and the EDID's), "colorspace" (the "Colorspace"
+ * value),
+ * "sink eotfs" (the EOTFs its EDID lists, as a CTA-861 bit mask) and
+ * "hdr" (0, or 1 followed by the metadata and the packed infoframe).
+ */
+static int vdisplay_signal_show(struct seq_file *m, void *unused)
+{
+	struct drm_connector *connector = m->private;
+	struct drm_mode_config *config = &connector->dev->mode_config;
+	const struct drm_connector_state *state;
+	struct hdmi_drm_infoframe frame;
+	u8 packed[HDMI_INFOFRAME_SIZE(DRM)];
+	ssize_t len;
+	int i;
+
+	/* The sink's EDID is the probe's, the state the commits' */
+	mutex_lock(&config->mutex);
+	drm_modeset_lock(&config->connection_mutex, NULL);
+	state = connector->state;
+	seq_printf(m, "crtc: %u\n", state->crtc ? state->crtc->base.id : 0);
+	/* Links carry even depths: a "max bpc" of 9 sends 8 */
+	seq_printf(m, "bpc: %u\n", state->max_bpc & ~1u);
+	seq_printf(m, "colorspace: %u\n", state->colorspace);
+	seq_printf(m, "sink eotfs: 0x%x\n",
+		   primepair_hdr_sink_metadata(connector)->hdmi_type1.eotf);
+	if (!state->hdr_output_metadata ||
+	    vdisplay_hdr_infoframe(state, &frame)) {
+		seq_puts(m, "hdr: 0\n");
+		goto out;
+	}
+	seq_puts(m, "hdr: 1\n");
+	seq_printf(m, "eotf: %u\n", frame.eotf);
+	seq_puts(m, "primaries:");
+	for (i = 0; i < ARRAY_SIZE(frame.display_primaries); i++)
+		seq_printf(m, " %u,%u", frame.display_primaries[i].x,
+			   frame.display_primaries[i].y);
+	seq_printf(m, "\nwhite point: %u,%u\n", frame.white_point.x,
+		   frame.white_point.y);
+	seq_printf(m, "mastering luminance: %u,%u\n",
+		   frame.max_display_mastering_luminance,
+		   frame.min_display_mastering_luminance);
+	seq_printf(m, "max cll: %u\nmax fall: %u\n", frame.max_cll,
+		   frame.max_fall);
+	len = hdmi_drm_infoframe_pack_only(&frame, packed, sizeof(packed));
+	if (len > 0)
+		seq_printf(m, "infoframe: %*phN\n", (int)len, packed);
+out:
+	drm_modeset_unlock(&config->connection_mutex);
+	mutex_unlock(&config->mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vdisplay_signal);
+
 static void vdisplay_connector_debugfs_init(struct drm_connector *connector,
 					    struct dentry *root)
 {
 	debugfs_create_file("vdisplay_connected", 0644, root, connector,
 			    &vdisplay_connected_fops);
+	debugfs_create_file("vdisplay_signal", 0444, root, connector,
+			    &vdisplay_signal_fops);
 }
 
 static const struct drm_connector_funcs vdisplay_connector_funcs = {
 	.fill_modes = drm_helper_probe_single_connector_modes,
 	.detect = vdisplay_connector_detect,
-	.reset = drm_atomic_helper_connector_reset,
+	.reset = vdisplay_connector_reset,
 	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
 	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,
 	.debugfs_init = vdisplay_connector_debugfs_init,
@@ -371,6 +509,21 @@ int vdisplay_connectors_init(struct vdisplay_device *vd)
 		if (ret)
 			return ret;
 		drm_connector_set_vrr_capable_property(&vc->base, true);
+		/* What an HDR monitor takes; "max bpc" wants a state */
+		vdisplay_connector_reset(&vc->base);
+		ret = drm_connector_attach_max_bpc_property(&vc->base,
+							    VDISPLAY_MIN_BPC,
+							    VDISPLAY_MAX_BPC);
+		if (ret)
+			return ret;
+		ret = drm_mode_create_dp_colorspace_property(&vc->base,
+							     VDISPLAY_COLORSPACES);
+		if (ret)
+			return ret;
+		ret = drm_connector_attach_colorspace_property(&vc->base);
+		if (ret)
+			return ret;
+		drm_connector_attach_hdr_output_metadata_property(&vc->base);
 
 		for (e = 0; e < vd->config.nencoders; e++) {
 			if (!(vd->config.connectors[i].possible_encoders & BIT(e)))

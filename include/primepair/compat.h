@@ -199,6 +199,30 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 #endif
 
 /*
+ * 6.5: drm_mode_create_dp_colorspace_property() takes the colorimetries
+ * the connector supports.  Before, the property offers the whole DP
+ * list, and the driver's atomic check refuses the ones it does not take.
+ */
+#if !PRIMEPAIR_KERNEL_AT_LEAST(6, 5)
+/* Not expanded again inside its own expansion: calls the real function. */
+#define drm_mode_create_dp_colorspace_property(connector, supported) \
+	({ (void)(supported); drm_mode_create_dp_colorspace_property(connector); })
+#endif
+
+/*
+ * After 6.12 (first built here: 7.3): the HDR static metadata a sink's
+ * EDID lists moved from &drm_connector.hdr_sink_metadata to
+ * &drm_display_info.hdr_sink_metadata.
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
+#define primepair_hdr_sink_metadata(connector) \
+	(&(connector)->display_info.hdr_sink_metadata)
+#else
+#define primepair_hdr_sink_metadata(connector) \
+	(&(connector)->hdr_sink_metadata)
+#endif
+
+/*
  * 6.16: &drm_plane_funcs.format_mod_supported_async says which formats
  * and modifiers asynchronous flips take (the IN_FORMATS_ASYNC property).
  * Drivers name their callback, __maybe_unused, in the funcs table with
