@@ -9,6 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +65,71 @@ static void remember(pid_t pid)
 	live[i] = pid;
 }
 
+/* The root children run in (primepair_child_set_root()), or NULL */
+static const char *child_root;
+
+void primepair_child_set_root(const char *root)
+{
+	child_root = root;
+}
+
+bool primepair_child_installed(const char *name)
+{
+	static const char *const dirs[] = { "usr/bin", "usr/sbin" };
+	char path[640];
+	unsigned int i;
+
+	if (!child_root) {
+		snprintf(path, sizeof(path), "command -v %s >/dev/null", name);
+		return system(path) == 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", child_root, dirs[i],
+			 name);
+		if (!access(path, X_OK))
+			return true;
+	}
+	return false;
+}
+
+const char *primepair_debian13_root(void)
+{
+	static char root[512];
+	char weston[560];
+
+	if (!getcwd(root, sizeof(root) - 32))
+		return NULL;
+	strcat(root, "/.cache/trixie-root");
+	snprintf(weston, sizeof(weston), "%s/usr/bin/weston", root);
+	return access(weston, X_OK) ? NULL : root;
+}
+
+/*
+ * In the child, before exec: enter @root with the guest's devices,
+ * kernel filesystems, /run, /tmp and the working directory bound in, in
+ * a mount namespace of the child's own, so that nothing of it outlives
+ * the child.
+ */
+static void enter_root(const char *root)
+{
+	static const char *const binds[] = { "/dev", "/proc", "/sys", "/run", "/tmp" };
+	char cwd[512], target[1024];
+	unsigned int i;
+
+	if (!getcwd(cwd, sizeof(cwd)) || unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		_exit(126);
+	for (i = 0; i <= ARRAY_SIZE(binds); i++) {
+		const char *dir = i < ARRAY_SIZE(binds) ? binds[i] : cwd;
+
+		snprintf(target, sizeof(target), "%s%s", root, dir);
+		if (mount(dir, target, NULL, MS_BIND | MS_REC, NULL))
+			_exit(126);
+	}
+	if (chroot(root) || chdir(cwd))
+		_exit(126);
+}
+
 void primepair_child_start(struct primepair_child *c, char *const argv[],
 			   char *const env[])
 {
@@ -79,6 +147,8 @@ void primepair_child_start(struct primepair_child *c, char *const argv[],
 		dup2(out[1], 2);
 		for (; env && *env; env++)
 			putenv(*env);
+		if (child_root)
+			enter_root(child_root);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

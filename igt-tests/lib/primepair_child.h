@@ -27,6 +27,26 @@ void primepair_child_start(struct primepair_child *c, char *const argv[],
 			   char *const env[]);
 
 /*
+ * Children started from now on run inside @root, a Debian root
+ * filesystem, with the guest's /dev, /proc, /sys, /run, /tmp and the
+ * working directory bound in (each in a mount namespace of its own):
+ * that root's programs on the running kernel, as a newer distribution
+ * would run them.  NULL: the test's own root again.  Exit status 126: the
+ * child could not enter @root.
+ */
+void primepair_child_set_root(const char *root);
+
+/* Program @name is installed where children now run (host or root) */
+bool primepair_child_installed(const char *name);
+
+/*
+ * The Debian 13 root that tools/build-root made, under the working
+ * directory (.cache/trixie-root), if it has the guest programs in it
+ * (weston, sway, kmscube, Mesa); NULL otherwise.
+ */
+const char *primepair_debian13_root(void);
+
+/*
  * Read one line of the child's output that starts with @prefix into @buf
  * (without the newline), waiting up to @timeout_ms.  Lines before it are
  * passed to igt_debug.  False on timeout or end of output.
