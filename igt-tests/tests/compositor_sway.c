@@ -25,6 +25,10 @@
  *   wlroots renders on the first and brings each frame to the second's
  *   output through PRIME (see test_multi_gpu()).
  *
+ * debian13-gles2-shm: the same with Debian 13's sway 1.10, seatd, Mesa 25
+ *   and weston-presentation-shm, from the root tools/build-root makes
+ *   (children run in that root, see primepair_child_set_root()).
+ *
  * wlroots 0.15 offers zwp_linux_dmabuf_v1 only with a renderer on a
  * render node, which a display-only device does not have; dma-buf
  * clients are tested with weston (compositor_weston).
@@ -63,6 +67,7 @@ struct sway {
 	char runtime[64];
 	char config[96];
 	unsigned int ncards;
+	struct primepair_kms *kms;	/* the devices, @ncards of them */
 	char card[MAX_CARDS][32];
 	struct stat card_st[MAX_CARDS];	/* owner and mode, to restore */
 	char env_home[96], env_runtime[96], env_renderer[64], env_devices[80];
@@ -127,9 +132,10 @@ static void sway_start(struct sway *s, struct primepair_kms *kms,
 	FILE *f;
 	int i;
 
-	igt_require_f(system("command -v sway >/dev/null") == 0 &&
-		      system("command -v seatd >/dev/null") == 0,
-		      "sway or seatd is not installed\n");
+	igt_require_f(primepair_child_installed("sway") &&
+		      primepair_child_installed("seatd") &&
+		      primepair_child_installed("setpriv"),
+		      "sway, seatd or setpriv is not installed\n");
 	pw = getpwnam(USER);
 	video = getgrnam("video");
 	igt_require_f(pw && video, "no user " USER " or no group video\n");
@@ -152,6 +158,7 @@ static void sway_start(struct sway *s, struct primepair_kms *kms,
 	len = snprintf(s->env_devices, sizeof(s->env_devices),
 		       "WLR_DRM_DEVICES=");
 	s->ncards = n;
+	s->kms = kms;
 	for (c = 0; c < n; c++) {
 		igt_assert_eq(fstat(kms[c].fd, &s->card_st[c]), 0);
 		snprintf(s->card[c], sizeof(s->card[c]), "/dev/dri/card%u",
@@ -196,6 +203,16 @@ static void sway_stop(struct sway *s)
 		sway_dump("sway");
 	igt_assert_f(status == 0, "sway exited with status %d\n", status);
 	primepair_child_stop(&s->seatd, SIGTERM, 5000, out, sizeof(out));
+	/*
+	 * wlroots 0.18 lets its framebuffers go with CLOSEFB (6.8 on),
+	 * which leaves its last frame on screen for the next DRM master, as
+	 * for a flicker-free hand-over: be that master, and switch off.
+	 */
+	for (c = 0; c < s->ncards; c++) {
+		igt_assert_eq(drmSetMaster(s->kms[c].fd), 0);
+		primepair_disable_all(&s->kms[c]);
+		igt_assert_eq(drmDropMaster(s->kms[c].fd), 0);
+	}
 	for (c = 0; c < s->ncards; c++) {
 		igt_assert_eq(chown(s->card[c], s->card_st[c].st_uid,
 				    s->card_st[c].st_gid), 0);
@@ -217,7 +234,7 @@ static void test_shm_client(struct primepair_kms *kms, const char *renderer,
 	uint32_t idle;
 	char *env[] = { s.env_runtime, s.env_display, NULL };
 
-	igt_require(system("command -v weston-presentation-shm >/dev/null") == 0);
+	igt_require(primepair_child_installed("weston-presentation-shm"));
 	sway_start(&s, kms, 1, renderer, NULL, kms);
 	idle = primepair_crc_still(kms, &kms->outputs[0], 120);
 
@@ -284,7 +301,7 @@ static void test_multi_gpu(struct primepair_kms *kms)
 	uint32_t idle;
 	char *env[] = { s.env_runtime, s.env_display, NULL };
 
-	igt_require(system("command -v weston-presentation-shm >/dev/null") == 0);
+	igt_require(primepair_child_installed("weston-presentation-shm"));
 	/* wlroots names a connector by its type and its type id */
 	conn = drmModeGetConnector(kms[0].fd, kms[0].outputs[0].connector_id);
 	igt_assert(conn && conn->connector_type == DRM_MODE_CONNECTOR_VIRTUAL);
@@ -325,6 +342,21 @@ igt_main
 		test_shm_client(&kms, "pixman", SHM_CLIENT_FRAMES);
 	igt_subtest("gles2-shm")
 		test_shm_client(&kms, "gles2", SHM_CLIENT_FRAMES);
+
+	/* Debian 13's sway 1.10 (wlroots 0.18), seatd and Mesa 25 */
+	igt_subtest_group {
+		igt_fixture {
+			const char *root = primepair_debian13_root();
+
+			igt_require_f(root, "no Debian 13 root with its guest programs (tools/setup)\n");
+			primepair_child_set_root(root);
+		}
+		igt_describe("sway 1.10's GLES2 renderer on Mesa 25's kms_swrast shows weston-presentation-shm's animation");
+		igt_subtest("debian13-gles2-shm")
+			test_shm_client(&kms, "gles2", SHM_CLIENT_FRAMES);
+		igt_fixture
+			primepair_child_set_root(NULL);
+	}
 
 	igt_fixture {
 		close(kms.fd);

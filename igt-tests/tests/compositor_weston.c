@@ -25,6 +25,11 @@
  *   the client's own dma-buf (same inode): vdisplay scans out vrender's
  *   memory with no copy.
  *
+ * debian13-*: the same with Debian 13's weston 14 and Mesa 25, from the
+ *   root tools/build-root makes (children run in that root, see
+ *   primepair_child_set_root()).  weston 14 takes its seat from seatd,
+ *   started by the test, and shows windows with kiosk-shell.
+ *
  * The test reads CRCs through its own fd, which gave up DRM master.
  */
 
@@ -53,6 +58,8 @@ IGT_TEST_DESCRIPTION("weston on vdisplay, with shm and vrender dma-buf clients")
 
 struct weston {
 	struct primepair_child child;
+	struct primepair_child seatd;	/* weston 14's seat, from debian13 */
+	bool has_seatd;
 	char runtime[64];	/* XDG_RUNTIME_DIR, 0700 */
 	char log[96];
 	char socket[128];
@@ -61,6 +68,28 @@ struct weston {
 };
 
 static char out[1 << 16];
+
+/* The Debian 13 root whose weston 14 the debian13-* subtests run, or NULL */
+static const char *debian13;
+
+/*
+ * weston 14 takes its seat from libseat, here from seatd (as root, as a
+ * session manager would run it), where weston 10 opened the VT itself.
+ */
+static void seatd_start(struct weston *w)
+{
+	char *argv[] = { "seatd", NULL };
+	int i;
+
+	igt_require_f(primepair_child_installed("seatd"), "no seatd\n");
+	unlink("/run/seatd.sock");
+	primepair_child_start(&w->seatd, argv, NULL);
+	w->has_seatd = true;
+	for (i = 0; i < 200 && access("/run/seatd.sock", F_OK); i++)
+		usleep(50000);
+	igt_assert_f(access("/run/seatd.sock", F_OK) == 0,
+		     "seatd did not open /run/seatd.sock\n");
+}
 
 static void weston_dump_log(struct weston *w)
 {
@@ -86,16 +115,25 @@ static void weston_start(struct weston *w, struct primepair_kms *kms,
 		"--idle-time=0", "--socket=" SOCKET_NAME, drm_device, log_arg,
 		pixman ? "--use-pixman" : NULL, NULL
 	};
+	/* weston 14: no --tty, kiosk-shell maps windows without a seat */
+	char *argv14[] = {
+		"weston", "--backend=drm", drm_device,
+		"--continue-without-input", "--shell=kiosk", "--idle-time=0",
+		"--socket=" SOCKET_NAME, log_arg,
+		pixman ? "--renderer=pixman" : "--renderer=gl", NULL
+	};
 	char *env[] = { w->env_runtime, "GBM_ALWAYS_SOFTWARE=1",
-			"LIBGL_ALWAYS_SOFTWARE=1", NULL };
+			"LIBGL_ALWAYS_SOFTWARE=1", "LIBSEAT_BACKEND=seatd", NULL };
 	struct stat st;
 	int i;
 
-	igt_require_f(system("command -v weston >/dev/null") == 0,
-		      "weston is not installed\n");
+	igt_require_f(primepair_child_installed("weston"), "weston is not installed\n");
 	igt_require_f(access("/dev/tty2", R_OK | W_OK) == 0,
 		      "weston needs a VT: no /dev/tty2\n");
 	primepair_child_kill_all();	/* what a failed subtest left */
+	w->has_seatd = false;
+	if (debian13)
+		seatd_start(w);
 
 	snprintf(w->runtime, sizeof(w->runtime), "/tmp/primepair-wl-XXXXXX");
 	igt_assert(mkdtemp(w->runtime));	/* mode 0700 */
@@ -111,7 +149,7 @@ static void weston_start(struct weston *w, struct primepair_kms *kms,
 	snprintf(drm_device, sizeof(drm_device), "--drm-device=%s", card);
 	snprintf(log_arg, sizeof(log_arg), "--log=%s", w->log);
 
-	primepair_child_start(&w->child, argv, env);
+	primepair_child_start(&w->child, debian13 ? argv14 : argv, env);
 	for (i = 0; i < 600 && access(w->socket, F_OK); i++)
 		usleep(50000);
 	if (access(w->socket, F_OK))
@@ -131,6 +169,12 @@ static void weston_stop(struct weston *w)
 	if (status)
 		weston_dump_log(w);
 	igt_assert_f(status == 0, "weston exited with status %d\n", status);
+	if (w->has_seatd) {
+		status = primepair_child_stop(&w->seatd, SIGTERM, 10000, out,
+					      sizeof(out));
+		igt_assert_f(status == 0, "seatd exited with status %d\n",
+			     status);
+	}
 	unlink(w->log);
 	rmdir(w->runtime);
 }
@@ -150,7 +194,7 @@ static void test_simple_shm(struct primepair_kms *kms, bool pixman)
 	struct weston w;
 	uint32_t idle;
 
-	igt_require(system("command -v weston-simple-shm >/dev/null") == 0);
+	igt_require(primepair_child_installed("weston-simple-shm"));
 	weston_start(&w, kms, pixman);
 	idle = primepair_crc_still(kms, &kms->outputs[0], 60);
 
@@ -272,6 +316,25 @@ igt_main
 		test_vrender_dmabuf(&kms, false);
 	igt_subtest("gl-vrender-dmabuf-scanout")
 		test_vrender_dmabuf(&kms, true);
+
+	/* Debian 13's weston 14, Mesa 25 and clients */
+	igt_subtest_group {
+		igt_fixture {
+			debian13 = primepair_debian13_root();
+			igt_require_f(debian13, "no Debian 13 root with its guest programs (tools/setup)\n");
+			primepair_child_set_root(debian13);
+		}
+		igt_describe("weston 14's GL renderer on Mesa 25's kms_swrast shows weston-simple-shm's animation");
+		igt_subtest("debian13-gl-simple-shm")
+			test_simple_shm(&kms, false);
+		igt_describe("weston 14 scans out wl-vrender's LINEAR dma-bufs directly, the screen's CRC the client's");
+		igt_subtest("debian13-gl-vrender-dmabuf-scanout")
+			test_vrender_dmabuf(&kms, true);
+		igt_fixture {
+			primepair_child_set_root(NULL);
+			debian13 = NULL;
+		}
+	}
 
 	igt_fixture {
 		close(kms.fd);

@@ -10,7 +10,9 @@
  * renderer on GBM (kms_swrast) and its frames reach the screen: the CRC of
  * the composed picture changes as the cube turns.  Clients run as child
  * processes on the host's binaries; the test reads the result through its
- * own non-master fd and debugfs.
+ * own non-master fd and debugfs.  kmscube-debian13 runs Debian 13's
+ * kmscube and Mesa 25 from the root tools/build-root makes (children in
+ * that root, see primepair_child_set_root()).
  */
 
 #include <errno.h>
@@ -104,7 +106,11 @@ static void test_modetest_set(struct primepair_kms *kms, bool vsync)
 	igt_assert_f(sum / nfreq > 40.0, "average %.2f Hz\n", sum / nfreq);
 }
 
-static void test_kmscube(struct primepair_kms *kms)
+/*
+ * kmscube on vdisplay, the host's (@root NULL) or the one of the Debian
+ * root @root with that root's Mesa
+ */
+static void test_kmscube(struct primepair_kms *kms, const char *root)
 {
 	static char out[1 << 16];
 	struct primepair_output *o = &kms->outputs[0];
@@ -118,11 +124,17 @@ static void test_kmscube(struct primepair_kms *kms)
 	struct stat st;
 	struct primepair_child c;
 	uint64_t frame;
+	bool found;
 
-	igt_require(system("command -v kmscube >/dev/null") == 0);
+	primepair_child_set_root(root);
+	found = primepair_child_installed("kmscube");
+	if (!found)
+		primepair_child_set_root(NULL);
+	igt_require_f(found, "kmscube is not installed\n");
 	igt_assert_eq(fstat(kms->fd, &st), 0);
 	snprintf(dev, sizeof(dev), "/dev/dri/card%u", minor(st.st_rdev));
 	primepair_child_start(&c, argv, env);
+	primepair_child_set_root(NULL);
 	igt_assert_f(primepair_wait_crtc_on(kms->fd, o->crtc_id, 20000),
 		     "kmscube did not set a mode\n");
 
@@ -171,7 +183,14 @@ igt_main
 	igt_subtest("modetest-vsync-flips")
 		test_modetest_set(&kms, true);
 	igt_subtest("kmscube-swrast")
-		test_kmscube(&kms);
+		test_kmscube(&kms, NULL);
+	igt_describe("Debian 13's kmscube and Mesa, from the root tools/build-root makes, turn their cube on vdisplay");
+	igt_subtest("kmscube-debian13") {
+		const char *root = primepair_debian13_root();
+
+		igt_require_f(root, "no Debian 13 root with its guest programs (tools/setup)\n");
+		test_kmscube(&kms, root);
+	}
 
 	igt_fixture {
 		close(kms.fd);
