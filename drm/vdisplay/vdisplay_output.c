@@ -548,5 +548,7 @@ void vdisplay_connectors_fini(struct vdisplay_device *vd)
 	for (i = 0; i < VDISPLAY_MAX_CONNECTORS; i++) {
 		kfree(vd->connectors[i].edid);
 		vd->connectors[i].edid = NULL;
+		/* An edid_override left in place: the core would leak it */
+		primepair_edid_override_drop(&vd->connectors[i].base);
 	}
 }

@@ -21,6 +21,7 @@
 #include <linux/version.h>
 
 #include <drm/drm_atomic.h>
+#include <drm/drm_edid.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/gpu_scheduler.h>
@@ -196,6 +197,24 @@ fn##_noinfo(struct drm_device *dev, struct drm_file *file,		\
 #else
 #define primepair_edid_connector_modes(connector, drm_edid)		\
 	max(drm_edid_connector_update(connector, drm_edid), 0)
+#endif
+
+/*
+ * 6.3: an EDID forced through debugfs (edid_override) became a
+ * &drm_connector.edid_override of its own, which the core frees only
+ * when debugfs resets it (still so in 7.3), not when the connector goes:
+ * a driver removed with one in place drops it itself.  Before, the
+ * override lived in the connector's EDID property, freed with it.
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 3)
+#define primepair_edid_override_drop(connector) ({		\
+	struct drm_connector *__c = (connector);		\
+								\
+	drm_edid_free(__c->edid_override);			\
+	__c->edid_override = NULL;				\
+})
+#else
+#define primepair_edid_override_drop(connector)	((void)(connector))
 #endif
 
 /*
