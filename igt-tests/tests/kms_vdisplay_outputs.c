@@ -355,15 +355,30 @@ static void assert_standard_modes(int fd, uint32_t id, int count)
 					       "EDID"), 0);
 }
 
+/* The modes connector @id lists without an EDID: more than one */
+static int standard_mode_count(int fd, uint32_t id)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(fd, id);
+	int count;
+
+	igt_assert(c);
+	count = c->count_modes;
+	igt_assert_lt(1, count);
+	drmModeFreeConnector(c);
+	return count;
+}
+
 /*
  * The EDID forced through the core (what IGT's kmstest_force_edid() and
  * compositor CI scripts do) replaces the standard modes; "reset" brings
- * them back.
+ * them back.  With @unload, vdisplay is unloaded with the EDID still
+ * forced instead, and the next device has its standard modes; the core
+ * frees a forced EDID only when it is reset, so vdisplay drops it on
+ * removal (on a kmemleak kernel the suite's final scan would show it).
  */
-static void test_edid_override(void)
+static void test_edid_override(bool unload)
 {
 	struct primepair_kms kms;
-	drmModeConnectorPtr c;
 	uint8_t edid[128];
 	int count;
 	uint32_t id;
@@ -371,22 +386,24 @@ static void test_edid_override(void)
 	primepair_make_edid(edid);
 	primepair_kms_open(&kms);
 	id = kms.outputs[0].connector_id;
-
-	c = drmModeGetConnector(kms.fd, id);
-	igt_assert(c);
-	count = c->count_modes;
-	igt_assert_lt(1, count);
-	drmModeFreeConnector(c);
+	count = standard_mode_count(kms.fd, id);
 	igt_assert_eq_u64(primepair_prop_value(kms.fd, id, DRM_MODE_OBJECT_CONNECTOR,
 					       "EDID"), 0);
 
 	write_edid_override(&kms, id, edid, sizeof(edid));
 	primepair_assert_edid_modes(kms.fd, id, edid);
 
-	/* The forced EDID's mode lights the output. */
-	light_first_mode(&kms, &kms.outputs[0]);
-
-	write_edid_override(&kms, id, "reset", 5);
+	if (unload) {
+		/* vdisplay must drop the override: the core does on reset only */
+		primepair_kms_close(&kms);
+		primepair_reload_module(PRIMEPAIR_DISPLAY_DRIVER, "");
+		primepair_kms_open(&kms);
+		id = kms.outputs[0].connector_id;
+	} else {
+		/* The forced EDID's mode lights the output. */
+		light_first_mode(&kms, &kms.outputs[0]);
+		write_edid_override(&kms, id, "reset", 5);
+	}
 	assert_standard_modes(kms.fd, id, count);
 
 	primepair_kms_close(&kms);
@@ -760,7 +777,10 @@ igt_main
 		test_hotplug();
 	igt_describe("An EDID forced through debugfs edid_override gives its modes; reset restores the standard ones");
 	igt_subtest("edid-override")
-		test_edid_override();
+		test_edid_override(false);
+	igt_describe("vdisplay unloaded with an EDID forced through edid_override frees it; the next device has its standard modes");
+	igt_subtest("edid-override-unload")
+		test_edid_override(true);
 	igt_describe("drm.edid_firmware naming one connector gives it the file's EDID and modes; the others keep theirs");
 	igt_subtest("edid-firmware")
 		test_edid_firmware();
