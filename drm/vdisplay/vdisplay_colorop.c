@@ -72,6 +72,7 @@
 #include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include <drm/drm_atomic.h>
@@ -423,6 +424,53 @@ static void vd_apply_step(const struct vdisplay_step *s, s32 *rgb)
 	}
 }
 
+/*
+ * 0xffff is 1.0: to Q24, v * 2^24 / 0xffff being v * 2^8 + v * 2^-8 +
+ * v * 2^-24 ..., rounded
+ */
+static s32 vd_px_to_q24(u32 v)
+{
+	return (v << 8) + ((v + 128) >> 8);
+}
+
+static bool vd_step_per_channel(const struct vdisplay_step *s)
+{
+	return s->kind == VDISPLAY_STEP_CURVE ||
+	       s->kind == VDISPLAY_STEP_MULTIPLY ||
+	       s->kind == VDISPLAY_STEP_LUT;
+}
+
+/*
+ * Fold the steps that come first and work on each channel alone into
+ * @p->lead, for pixels read from 8-bit channels: 256 values a channel,
+ * run through the same steps as any pixel, so the table's results are
+ * those of the steps to the bit.  Without memory for the table the
+ * composer runs every step on every pixel, as before.
+ */
+static void vd_fold_leading(struct vdisplay_pipeline *p)
+{
+	unsigned int n, v, c, s;
+
+	for (n = 0; n < p->nsteps && vd_step_per_channel(&p->steps[n]); n++)
+		;
+	if (!n)
+		return;
+	p->lead = kmalloc_array(3, sizeof(*p->lead), GFP_KERNEL);
+	if (!p->lead)
+		return;
+	for (v = 0; v < 256; v++) {
+		s32 rgb[3];
+
+		for (c = 0; c < 3; c++)
+			rgb[c] = vd_px_to_q24(v * 0x101);
+		for (s = 0; s < n; s++)
+			vd_apply_step(&p->steps[s], rgb);
+		for (c = 0; c < 3; c++)
+			p->lead[c][v] = rgb[c];
+	}
+	p->nlead = n;
+}
+
 /**
  * vdisplay_pipeline_apply() - run a plane's colour pipeline on pixels
  * @p: the plane's active operations, at least one
@@ -440,6 +488,7 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 
 	for (i = 0; i < n; i++) {
 		u64 in = px[i], out = in & VDISPLAY_PX_OPAQUE;
+		u32 v[3];
 		s32 rgb[3];
 
 		/* Runs of one colour, common in what compositors draw */
@@ -448,16 +497,21 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 			continue;
 		}
 
-		/*
-		 * 0xffff is 1.0: to Q24, v * 2^24 / 0xffff being v * 2^8 +
-		 * v * 2^-8 + v * 2^-24 ..., rounded; and back, rounded
-		 */
-		for (c = 0; c < 3; c++) {
-			u32 v = vdisplay_px_chan(in, 32 - 16 * c);
-
-			rgb[c] = (v << 8) + ((v + 128) >> 8);
+		for (c = 0; c < 3; c++)
+			v[c] = vdisplay_px_chan(in, 32 - 16 * c);
+		/* Read from 8 bits a channel: the first steps are a lookup */
+		if (p->nlead && (v[0] >> 8) == (v[0] & 0xff) &&
+		    (v[1] >> 8) == (v[1] & 0xff) &&
+		    (v[2] >> 8) == (v[2] & 0xff)) {
+			for (c = 0; c < 3; c++)
+				rgb[c] = p->lead[c][v[c] & 0xff];
+			s = p->nlead;
+		} else {
+			for (c = 0; c < 3; c++)
+				rgb[c] = vd_px_to_q24(v[c]);
+			s = 0;
 		}
-		for (s = 0; s < p->nsteps; s++)
+		for (; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
 		for (c = 0; c < 3; c++) {
 			u64 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
@@ -496,6 +550,7 @@ void vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs)
 		drm_property_blob_put(vs->pipeline_blobs[i]);
 		vs->pipeline_blobs[i] = NULL;
 	}
+	kfree(vs->pipeline.lead);
 	memset(&vs->pipeline, 0, sizeof(vs->pipeline));
 }
 
@@ -513,6 +568,14 @@ void vdisplay_plane_pipeline_copy(struct vdisplay_plane_state *dst,
 	unsigned int i;
 
 	dst->pipeline = src->pipeline;
+	if (src->pipeline.lead) {
+		/* The copy is the new state's own; without it, no lookup */
+		dst->pipeline.lead = kmemdup(src->pipeline.lead,
+					     3 * sizeof(*src->pipeline.lead),
+					     GFP_KERNEL);
+		if (!dst->pipeline.lead)
+			dst->pipeline.nlead = 0;
+	}
 	dst->legacy_color_ignored = src->legacy_color_ignored;
 	for (i = 0; i < VDISPLAY_PIPELINE_MAX_OPS; i++) {
 		dst->pipeline_blobs[i] = src->pipeline_blobs[i];
@@ -615,6 +678,7 @@ int vdisplay_plane_pipeline_check(struct drm_atomic_commit *state,
 		if (ret)
 			return ret;
 	}
+	vd_fold_leading(&vs->pipeline);
 	return 0;
 }
 

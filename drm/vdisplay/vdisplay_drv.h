@@ -185,10 +185,18 @@ struct vdisplay_step {
  * struct vdisplay_pipeline - what the composer runs on a plane's pixels
  * @nsteps: operations in @steps, in order; none: the pixels as they are
  * @steps: the operations
+ * @nlead: how many of the first @steps @lead holds the result of
+ * @lead: for each channel and each 8-bit value (a 16-bit one of v *
+ *	0x101), what the first @nlead steps make of it, in Q24; the steps
+ *	that work on each channel alone (curves, multipliers, 1D LUTs) and
+ *	come before any matrix or 3D LUT.  NULL when @nlead is 0.  Owned by
+ *	the plane state.
  */
 struct vdisplay_pipeline {
 	unsigned int nsteps;
 	struct vdisplay_step steps[VDISPLAY_PIPELINE_MAX_OPS];
+	unsigned int nlead;
+	s32 (*lead)[256];
 };
 
 /**
