@@ -513,6 +513,7 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 		}
 		for (; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
+		/* Back from Q24 to 16 bits, rounded */
 		for (c = 0; c < 3; c++) {
 			u64 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
 

@@ -373,10 +373,9 @@ static const struct file_operations vdisplay_connected_fops = {
 /*
  * What a sink on the connector would receive, as the last commit left it:
  * "crtc" (0 when off), "bpc" (the core's &drm_connector_state.max_bpc,
- * the smaller of "max bpc" and the EDID's), "colorspace" (the "Colorspace"
- * value),
- * "sink eotfs" (the EOTFs its EDID lists, as a CTA-861 bit mask) and
- * "hdr" (0, or 1 followed by the metadata and the packed infoframe).
+ * the smaller of "max bpc" and the EDID's), "colorspace" (the value of
+ * "Colorspace"), "sink eotfs" (the EOTFs its EDID lists, as a CTA-861 bit
+ * mask) and "hdr" (0, or 1 followed by the metadata and the infoframe).
  */
 static int vdisplay_signal_show(struct seq_file *m, void *unused)
 {
