@@ -127,6 +127,31 @@ $(BUILD)/bin/wl-vrender: tools/wl-vrender.c $(WL_GEN_SRC) $(WL_GEN_HDR) $(LIBPP)
 	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -I$(WL_GEN) -o $@ $< $(WL_GEN_SRC) \
 		$(LIBPP) $(USER_LIBS) $(shell pkg-config --libs wayland-client)
 
+# weston's output capture protocol for tools/wl-capture, from weston's
+# development files in the Debian 13 root (Debian 12's weston 10 has no
+# weston_capture_v1); without that root, wl-capture is not built.
+WESTON_XML := $(firstword $(wildcard \
+	$(BUILD_ROOT)/usr/share/libweston-*/protocols/weston-output-capture.xml))
+ifeq ($(WESTON_XML),)
+TOOLS := $(filter-out $(BUILD)/bin/wl-capture,$(TOOLS))
+endif
+
+$(WL_GEN)/weston-output-capture-protocol.c: $(WESTON_XML)
+	@mkdir -p $(dir $@)
+	wayland-scanner private-code $< $@
+
+$(WL_GEN)/weston-output-capture-client-protocol.h: $(WESTON_XML)
+	@mkdir -p $(dir $@)
+	wayland-scanner client-header $< $@
+
+$(BUILD)/bin/wl-capture: tools/wl-capture.c \
+		$(WL_GEN)/weston-output-capture-protocol.c \
+		$(WL_GEN)/weston-output-capture-client-protocol.h $(LIBPP)
+	@mkdir -p $(dir $@) $(BUILD)/dep
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -I$(WL_GEN) -o $@ $< \
+		$(WL_GEN)/weston-output-capture-protocol.c $(LIBPP) $(USER_LIBS) \
+		$(shell pkg-config --libs wayland-client libpng)
+
 $(BUILD)/bin/tests/%: igt-tests/tests/%.c $(LIBIGT) $(LIBPP)
 	@mkdir -p $(dir $@) $(BUILD)/dep
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBIGT) $(LIBPP) $(USER_LIBS)
