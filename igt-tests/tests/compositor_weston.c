@@ -29,6 +29,9 @@
  *   root tools/build-root makes (children run in that root, see
  *   primepair_child_set_root()).  weston 14 takes its seat from seatd,
  *   started by the test, and shows windows with kiosk-shell.
+ *   -writeback-capture: weston 14 (--debug) hands tools/wl-capture a
+ *   picture of its output taken through vdisplay's writeback connector
+ *   (weston_capture_v1); it is wl-vrender's frame to the bit.
  *
  * The test reads CRCs through its own fd, which gave up DRM master.
  */
@@ -103,10 +106,15 @@ static void weston_dump_log(struct weston *w)
 	fclose(f);
 }
 
+/* weston_start() flags */
+#define WESTON_PIXMAN	(1u << 0)	/* the pixman renderer, not GL */
+#define WESTON_DEBUG	(1u << 1)	/* --debug: any client may capture outputs */
+
 /* Start weston on vdisplay and wait for its socket and its mode set */
 static void weston_start(struct weston *w, struct primepair_kms *kms,
-			 bool pixman)
+			 unsigned int flags)
 {
+	bool pixman = flags & WESTON_PIXMAN;
 	struct primepair_output *o = &kms->outputs[0];
 	char card[32], drm_device[48], log_arg[128];
 	char *argv[] = {
@@ -120,7 +128,8 @@ static void weston_start(struct weston *w, struct primepair_kms *kms,
 		"weston", "--backend=drm", drm_device,
 		"--continue-without-input", "--shell=kiosk", "--idle-time=0",
 		"--socket=" SOCKET_NAME, log_arg,
-		pixman ? "--renderer=pixman" : "--renderer=gl", NULL
+		pixman ? "--renderer=pixman" : "--renderer=gl",
+		flags & WESTON_DEBUG ? "--debug" : NULL, NULL
 	};
 	char *env[] = { w->env_runtime, "GBM_ALWAYS_SOFTWARE=1",
 			"LIBGL_ALWAYS_SOFTWARE=1", "LIBSEAT_BACKEND=seatd", NULL };
@@ -195,7 +204,7 @@ static void test_simple_shm(struct primepair_kms *kms, bool pixman)
 	uint32_t idle;
 
 	igt_require(primepair_child_installed("weston-simple-shm"));
-	weston_start(&w, kms, pixman);
+	weston_start(&w, kms, pixman ? WESTON_PIXMAN : 0);
 	idle = primepair_crc_still(kms, &kms->outputs[0], 60);
 
 	client_start(&client, &w, argv);
@@ -236,7 +245,52 @@ static unsigned long scanout_ino(struct primepair_kms *kms)
 	return st.st_ino;
 }
 
-static void test_vrender_dmabuf(struct primepair_kms *kms, bool linear)
+/*
+ * tools/wl-capture asks weston for a picture of its output from
+ * writeback: weston routes the CRTC to vdisplay's writeback connector for
+ * a frame and hands the client what vdisplay composed.  Returns the
+ * picture's CRC-32 (zlib's) and checks its size and the PNG written.
+ */
+static uint32_t writeback_capture(struct weston *w, uint32_t width,
+				  uint32_t height)
+{
+	char tool[300], png[160], line[256], fmt[8], src[16];
+	char *argv[] = { tool, "--png", png, NULL };
+	static const unsigned char signature[8] = {
+		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
+	};
+	unsigned char head[8];
+	unsigned int cw, ch, crc;
+	struct primepair_child capture;
+	int fd;
+
+	snprintf(tool, sizeof(tool), "%s/wl-capture", primepair_tools_dir());
+	igt_require_f(access(tool, X_OK) == 0, "no %s\n", tool);
+	snprintf(png, sizeof(png), "%s/capture.png", w->runtime);
+
+	client_start(&capture, w, argv);
+	igt_assert_f(primepair_child_expect(&capture, "captured ", line,
+					    sizeof(line), 60000),
+		     "wl-capture got no picture from weston\n");
+	igt_info("%s\n", line);
+	igt_assert_eq(primepair_child_finish(&capture, out, sizeof(out)), 0);
+	igt_assert_eq(sscanf(line, "captured source=%15s width=%u height=%u format=%4s crc=%x",
+			     src, &cw, &ch, fmt, &crc), 5);
+	igt_assert_eq(strcmp(src, "writeback"), 0);
+	igt_assert_eq(cw, width);
+	igt_assert_eq(ch, height);
+
+	fd = open(png, O_RDONLY);
+	igt_assert_f(fd >= 0, "wl-capture wrote no %s\n", png);
+	igt_assert_eq(read(fd, head, sizeof(head)), (ssize_t)sizeof(head));
+	close(fd);
+	igt_assert(!memcmp(head, signature, sizeof(head)));
+	unlink(png);
+	return crc;
+}
+
+static void test_vrender_dmabuf(struct primepair_kms *kms, bool linear,
+				bool capture)
 {
 	char client_path[300], line[256];
 	char *argv[] = { client_path, "--frames", "12", "--hold", "--modifier",
@@ -254,7 +308,7 @@ static void test_vrender_dmabuf(struct primepair_kms *kms, bool linear)
 		 primepair_tools_dir());
 	igt_require_f(access(client_path, X_OK) == 0, "no %s\n", client_path);
 	close(primepair_open_render(PRIMEPAIR_RENDER_DRIVER));
-	weston_start(&w, kms, false);
+	weston_start(&w, kms, capture ? WESTON_DEBUG : 0);
 
 	client_start(&client, &w, argv);
 	igt_assert_f(primepair_child_expect(&client, "shown ", line,
@@ -294,6 +348,16 @@ static void test_vrender_dmabuf(struct primepair_kms *kms, bool linear)
 		igt_assert_neq_u64(scanout_ino(kms), ino);
 	}
 
+	/*
+	 * What weston gets back from vdisplay's writeback is the client's
+	 * frame to the bit, and the output goes on showing it after.
+	 */
+	if (capture) {
+		igt_assert_eq_u32(writeback_capture(&w, width, height), crc);
+		igt_assert_eq_u32(primepair_crc_still(kms, &kms->outputs[0], 10),
+				  v);
+	}
+
 	igt_assert_eq(primepair_child_finish(&client, out, sizeof(out)), 0);
 	weston_stop(&w);
 }
@@ -313,9 +377,9 @@ igt_main
 	igt_subtest("gl-simple-shm")
 		test_simple_shm(&kms, false);
 	igt_subtest("gl-vrender-dmabuf-composited")
-		test_vrender_dmabuf(&kms, false);
+		test_vrender_dmabuf(&kms, false, false);
 	igt_subtest("gl-vrender-dmabuf-scanout")
-		test_vrender_dmabuf(&kms, true);
+		test_vrender_dmabuf(&kms, true, false);
 
 	/* Debian 13's weston 14, Mesa 25 and clients */
 	igt_subtest_group {
@@ -329,7 +393,10 @@ igt_main
 			test_simple_shm(&kms, false);
 		igt_describe("weston 14 scans out wl-vrender's LINEAR dma-bufs directly, the screen's CRC the client's");
 		igt_subtest("debian13-gl-vrender-dmabuf-scanout")
-			test_vrender_dmabuf(&kms, true);
+			test_vrender_dmabuf(&kms, true, false);
+		igt_describe("weston 14 captures its output from vdisplay's writeback: the client's frame to the bit");
+		igt_subtest("debian13-writeback-capture")
+			test_vrender_dmabuf(&kms, true, true);
 		igt_fixture {
 			primepair_child_set_root(NULL);
 			debian13 = NULL;
