@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -227,7 +228,8 @@ static void wait_capture(struct capture *c, long long deadline)
 			wl_display_cancel_read(c->display);
 			die("no picture within the timeout");
 		}
-		if (poll(&pfd, 1, left) <= 0) {
+		/* poll() takes an int: a long --timeout-ms waits in steps */
+		if (poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) <= 0) {
 			wl_display_cancel_read(c->display);
 			continue;
 		}
