@@ -6,7 +6,8 @@
 # and by the initramfs), the kernel command line and QEMU's command line.
 #
 # The caller sets: kver, kcache, results, REPO_DIR, GUEST_INIT, quiet,
-# kernel_args, local_root and the arrays modules, mod_opts and cmd.
+# kernel_args, local_root, guest_root and the arrays modules, mod_opts
+# and cmd.
 # shellcheck disable=SC2154 # those are the caller's
 
 # vm_write_guest_config: .vm/init, .vm/config and .vm/boot.env in $results
@@ -33,6 +34,7 @@ vm_write_guest_config() {
 	{
 		printf 'PP_KCACHE=%s\n' "$(sh_quote "$kcache")"
 		printf 'PP_REPO=%s\n' "$(sh_quote "$REPO_DIR")"
+		printf 'PP_ROOT=%s\n' "$(sh_quote "$guest_root")"
 	} >"$results/.vm/boot.env"
 }
 

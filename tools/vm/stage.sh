@@ -15,7 +15,7 @@
 # Top-level modules the initramfs needs to mount the root over virtio-9p;
 # their dependencies come from each kernel's modules.dep.
 INITRAMFS_MODULES=(virtio_pci 9pnet_virtio 9p)
-INITRAMFS_FORMAT=3 # bump when the initramfs layout below changes
+INITRAMFS_FORMAT=4 # bump when the initramfs layout below changes
 # The most virtio-9p takes
 MSIZE=512000
 # Writable tmpfs mounts in the guest (when the directory exists on the host).
@@ -62,6 +62,7 @@ vm_initramfs_init() {
 PATH=/bin
 export PATH
 R=/newroot
+H=/hostroot
 fail() {
 	echo "vm-run initramfs: \$*"
 	echo o >/proc/sysrq-trigger
@@ -90,17 +91,22 @@ for m in /modules/*.ko; do
 	[ -e "\$m" ] || continue
 	insmod "\$m" || fail "insmod \$m failed"
 done
-mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=loose pproot \$R ||
+# The host root, read-only; the guest's root is it or a directory in it
+# (vm-run -R), named in boot.env on the results share.
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=loose pproot \$H ||
 	fail "cannot mount the host root (9p tag pproot)"
-mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs \$R/run || fail "tmpfs /run"
-mkdir -p \$R$GUEST_RESULTS
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=$MSIZE ppresults \$R$GUEST_RESULTS ||
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=$MSIZE ppresults /results ||
 	fail "cannot mount the results dir (9p tag ppresults)"
-. \$R$GUEST_RESULTS/.vm/boot.env || fail "no boot.env in the results dir"
+PP_ROOT=/
+. /results/.vm/boot.env || fail "no boot.env in the results dir"
+mount -o bind "\$H\$PP_ROOT" \$R || fail "cannot bind the guest root \$PP_ROOT"
+[ -x \$R/bin/bash ] || fail "no /bin/bash in the guest root \$PP_ROOT"
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs \$R/run || fail "tmpfs /run"
+mkdir -p \$R$GUEST_RESULTS \$R/run/primepair/host \$R/run/primepair/repo
+mount -o move /results \$R$GUEST_RESULTS || fail "cannot move the results dir"
 # Keep a handle on the repository: a tmpfs below may hide it (a clone
 # under /tmp), and it is put back at its own path afterwards.
-mkdir -p \$R/run/primepair/repo
-mount -o bind "\$R\$PP_REPO" \$R/run/primepair/repo ||
+mount -o bind "\$H\$PP_REPO" \$R/run/primepair/repo ||
 	fail "cannot bind the repository \$PP_REPO"
 mount -o move /dev \$R/dev
 mount -o move /proc \$R/proc
@@ -130,11 +136,12 @@ mkdir -m 0700 \$R/run/user/0
 p=\$(inroot "\$PP_REPO")
 [ -d "\$p" ] || mkdir -p "\$p" || fail "cannot recreate \$PP_REPO"
 mount -o bind \$R/run/primepair/repo "\$p" || fail "cannot rebind \$PP_REPO"
-mount -o bind "\$R\$PP_KCACHE/lib/modules" "\$(inroot /lib/modules)" ||
+mount -o bind "\$H\$PP_KCACHE/lib/modules" "\$(inroot /lib/modules)" ||
 	fail "cannot bind \$PP_KCACHE/lib/modules over /lib/modules"
 hostname primepair-vm
 ip link set lo up 2>/dev/null
-[ -x \$R/bin/bash ] || fail "no /bin/bash in the host root"
+# The host root stays reachable below the guest's.
+mount -o move \$H \$R/run/primepair/host || fail "cannot move the host root"
 exec switch_root -c /dev/console \$R /bin/bash $GUEST_RESULTS/.vm/init
 fail "switch_root failed"
 EOF
@@ -166,7 +173,7 @@ vm_stage_initramfs() {
 	fi
 	[[ $mode == apply ]] || return 1
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-run-initramfs.XXXXXX")
-	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,modules}
+	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,hostroot,results,modules}
 	cp "$busybox" "$tmp/bin/busybox"
 	for name in sh mount mkdir insmod switch_root echo sleep cat ln chmod \
 		readlink hostname ip; do
