@@ -70,7 +70,8 @@ static const char *child_root;
 
 void primepair_child_set_root(const char *root)
 {
-	child_root = root;
+	/* "/": the guest booted from that root, nothing to enter */
+	child_root = root && strcmp(root, "/") ? root : NULL;
 }
 
 bool primepair_child_installed(const char *name)
@@ -92,16 +93,43 @@ bool primepair_child_installed(const char *name)
 	return false;
 }
 
+/* @root (ending in '/') is Debian 13 with weston installed */
+static bool debian13_with_weston(const char *root)
+{
+	char path[600];
+	int major = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%susr/bin/weston", root);
+	if (access(path, X_OK))
+		return false;
+	snprintf(path, sizeof(path), "%setc/debian_version", root);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &major) != 1)
+		major = 0;
+	fclose(f);
+	return major == 13;
+}
+
 const char *primepair_debian13_root(void)
 {
 	static char root[512];
-	char weston[560];
 
+	/* tools/vm-run -R booted the guest from it */
+	if (debian13_with_weston("/")) {
+		igt_info("Debian 13 programs: the guest's own root\n");
+		return "/";
+	}
 	if (!getcwd(root, sizeof(root) - 32))
 		return NULL;
-	strcat(root, "/.cache/trixie-root");
-	snprintf(weston, sizeof(weston), "%s/usr/bin/weston", root);
-	return access(weston, X_OK) ? NULL : root;
+	strcat(root, "/.cache/trixie-root/");
+	if (!debian13_with_weston(root))
+		return NULL;
+	root[strlen(root) - 1] = '\0';
+	igt_info("Debian 13 programs: entering %s\n", root);
+	return root;
 }
 
 /*

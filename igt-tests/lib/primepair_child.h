@@ -31,7 +31,7 @@ void primepair_child_start(struct primepair_child *c, char *const argv[],
  * filesystem, with the guest's /dev, /proc, /sys, /run, /tmp and the
  * working directory bound in (each in a mount namespace of its own):
  * that root's programs on the running kernel, as a newer distribution
- * would run them.  NULL: the test's own root again.  Exit status 126: the
+ * would run them.  NULL or "/": the test's own root.  Exit status 126: the
  * child could not enter @root.
  */
 void primepair_child_set_root(const char *root);
@@ -40,9 +40,11 @@ void primepair_child_set_root(const char *root);
 bool primepair_child_installed(const char *name);
 
 /*
- * The Debian 13 root that tools/build-root made, under the working
- * directory (.cache/trixie-root), if it has the guest programs in it
- * (weston, sway, kmscube, Mesa); NULL otherwise.
+ * Where Debian 13's guest programs (weston, sway, kmscube, Mesa 25) are:
+ * "/" when the guest booted from that root (tools/vm-run -R), else the
+ * root tools/build-root made under the working directory
+ * (.cache/trixie-root) if they are installed in it, else NULL.  Either
+ * way, primepair_child_set_root() takes it.
  */
 const char *primepair_debian13_root(void);
 
