@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <xf86drm.h>
 #include <xf86drmMode.h>
@@ -107,6 +108,33 @@ int pp_atomic_add(int fd, drmModeAtomicReqPtr req, uint32_t id,
 		  uint32_t type, const char *name, uint64_t value);
 /* @v in S31.32 sign-magnitude, as CTM and colorop properties take it */
 uint64_t pp_s31_32(double v);
+
+/* ---- a running DRM master's picture, from writeback -------------------------- */
+
+/* What pp_capture_process() took */
+struct pp_capture {
+	uint32_t crtc_id;	/* in: the CRTC, 0 for the first lit one */
+	uint32_t width, height, stride;
+	void *pixels;		/* XRGB8888, X = 0xff; pp_capture_free() */
+	uint32_t crc;		/* pp_crc32() of the rows */
+	char error[160];	/* on failure, what failed */
+};
+
+/* Leave the process stopped after the picture (the caller sends SIGCONT) */
+#define PP_CAPTURE_KEEP_STOPPED	0x1u
+
+/*
+ * One frame of what process @pid shows on its CRTC, from the device's
+ * writeback connector: the process is paused (SIGSTOP) while its master
+ * fd leases the CRTC and the connector to us for the frame, and goes on
+ * (SIGCONT) after, unless @flags has PP_CAPTURE_KEEP_STOPPED.  @rdev
+ * picks the device among the process's master fds (0: the first).  Needs
+ * ptrace rights over @pid and a device with writeback (vdisplay's
+ * default).  On failure, cap->error says what failed.
+ */
+int pp_capture_process(pid_t pid, dev_t rdev, unsigned int flags,
+		       struct pp_capture *cap);
+void pp_capture_free(struct pp_capture *cap);
 
 /* ---- PRIME ------------------------------------------------------------------ */
 
