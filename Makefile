@@ -102,8 +102,8 @@ $(LIBIGT): $(LIBIGT_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# The pipeline writes its writeback captures as PNG.
-$(BUILD)/bin/pipeline: USER_LIBS += $(shell pkg-config --libs libpng)
+# The pipeline and kms-capture write their writeback captures as PNG.
+$(BUILD)/bin/pipeline $(BUILD)/bin/kms-capture: USER_LIBS += $(shell pkg-config --libs libpng)
 
 # Wayland protocol glue for tools/wl-vrender, from Debian's wayland-protocols
 WL_PROTOCOLS := $(shell pkg-config --variable=pkgdatadir wayland-protocols 2>/dev/null)
