@@ -304,3 +304,36 @@ int primepair_child_stop(struct primepair_child *c, int sig, int timeout_ms,
 		return WEXITSTATUS(status);
 	return WTERMSIG(status) == sig ? 0 : 128 + WTERMSIG(status);
 }
+
+pid_t primepair_held_start(bool (*setup)(void *arg), void *arg)
+{
+	char set = 0;
+	int ready[2];
+	pid_t pid;
+
+	igt_assert_eq(pipe(ready), 0);
+	pid = fork();
+	igt_assert_lte(0, pid);
+	if (pid == 0) {
+		close(ready[0]);
+		set = setup(arg);
+		if (write(ready[1], &set, 1) != 1 || !set)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	igt_assert_eq(read(ready[0], &set, 1), 1);
+	close(ready[0]);
+	igt_assert_f(set, "the held process could not set itself up\n");
+	return pid;
+}
+
+void primepair_held_stop(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}

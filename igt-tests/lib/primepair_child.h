@@ -78,4 +78,16 @@ int primepair_child_stop(struct primepair_child *c, int sig, int timeout_ms,
  */
 void primepair_child_kill_all(void);
 
+/*
+ * Fork a process that runs @setup(@arg) and then only waits to be
+ * killed: something that holds what @setup made (fds, buffers, queued
+ * jobs, a mode on screen) while the test looks at it.  Returns its pid
+ * once it is set; asserts that @setup returned true.  End it with
+ * primepair_held_stop().
+ */
+pid_t primepair_held_start(bool (*setup)(void *arg), void *arg);
+
+/* SIGKILL a process of primepair_held_start() and reap it */
+void primepair_held_stop(pid_t pid);
+
 #endif /* PRIMEPAIR_CHILD_H */

@@ -24,6 +24,7 @@
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_child.h"
 #include "primepair_vrender.h"
 
 #define TIMEOUT_MS	300
@@ -116,6 +117,22 @@ static void reset_params(void)
 static void exit_handler(int sig)
 {
 	reset_params();
+}
+
+/* In a process of its own: 16 buffers, each with a FILL job queued */
+static bool queue_fills(void *arg)
+{
+	int cfd = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+	struct drm_vrender_cmd c;
+	uint32_t bo;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		bo = primepair_vrender_bo_create(cfd, BO_SIZE);
+		c = fill_all(bo, i);
+		primepair_vrender_submit(cfd, &c, 1);
+	}
+	return true;
 }
 
 igt_main
@@ -451,37 +468,13 @@ igt_main
 
 	igt_describe("Killing a process with jobs queued releases every buffer once they are done");
 	igt_subtest("kill-in-flight") {
-		int ready[2];
 		pid_t pid;
-		char byte;
 
 		close_fd();
-		igt_assert_eq(pipe(ready), 0);
 		primepair_vrender_set_param("job_latency_us", 20000);
-		pid = fork();
-		igt_assert_lte(0, pid);
-		if (pid == 0) {
-			int cfd = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
-			struct drm_vrender_cmd c;
-			uint32_t bo;
-			int i;
-
-			for (i = 0; i < 16; i++) {
-				bo = primepair_vrender_bo_create(cfd, BO_SIZE);
-				c = fill_all(bo, i);
-				primepair_vrender_submit(cfd, &c, 1);
-			}
-			if (write(ready[1], "x", 1) != 1)
-				_exit(1);
-			for (;;)
-				pause();
-		}
-		close(ready[1]);
-		igt_assert_eq(read(ready[0], &byte, 1), 1);
-		close(ready[0]);
+		pid = primepair_held_start(queue_fills, NULL);
 		igt_assert_lt_u64(0, primepair_summary("buffers"));
-		kill(pid, SIGKILL);
-		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		primepair_held_stop(pid);
 		assert_live_zero();
 		primepair_vrender_set_param("job_latency_us", 0);
 	}
