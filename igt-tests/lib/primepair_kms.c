@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -905,6 +906,34 @@ uint32_t primepair_crc_still(struct primepair_kms *kms,
 	igt_assert_f(a == b, "the picture did not settle in %u frames\n",
 		     max_frames);
 	return a;
+}
+
+void primepair_capture(struct primepair_kms *kms, struct primepair_output *o,
+		       pid_t pid, struct pp_capture *cap)
+{
+	struct stat st;
+	uint32_t screen;
+	int ret;
+
+	igt_assert_eq(fstat(kms->fd, &st), 0);
+	memset(cap, 0, sizeof(*cap));
+	cap->crtc_id = o->crtc_id;
+	ret = pp_capture_process(pid, st.st_rdev, PP_CAPTURE_KEEP_STOPPED, cap);
+	igt_assert_f(ret == 0, "no picture from writeback: %s\n", cap->error);
+	/* paused, the program leaves the screen still */
+	screen = primepair_crc_still(kms, o, 30);
+	kill(pid, SIGCONT);
+	/* the writeback connector was routed off again after the frame */
+	igt_assert_eq_u64(primepair_prop_value(kms->fd, o->wb_connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"), 0);
+	igt_info("picture of pid %d from writeback: %ux%u, CRC-32 0x%08x\n",
+		 (int)pid, cap->width, cap->height, cap->crc);
+	igt_assert_eq_u32(cap->crtc_id, o->crtc_id);
+	/* vdisplay's CRC is the CRC-32 register, without the final inversion */
+	igt_assert_f(screen == ~cap->crc,
+		     "screen CRC 0x%08x, picture 0x%08x (inverted)\n", screen,
+		     ~cap->crc);
 }
 
 unsigned int primepair_crc_count_new(struct primepair_kms *kms,

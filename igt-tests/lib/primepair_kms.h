@@ -12,12 +12,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
 #define PRIMEPAIR_MAX_OUTPUTS	4
 #define PRIMEPAIR_MAX_PLANES	8
+
+struct pp_capture;	/* libprimepair.h, for primepair_capture() */
 
 struct primepair_output {
 	uint32_t crtc_id;
@@ -182,6 +185,16 @@ uint32_t primepair_wait_crtc_on(int fd, uint32_t crtc_id, int ms);
  */
 uint32_t primepair_crc_still(struct primepair_kms *kms,
 			     struct primepair_output *o, unsigned int max_frames);
+
+/*
+ * A picture of what @pid, a DRM master of @kms's device, shows on @o,
+ * from vdisplay's writeback (pp_capture_process()).  Asserts that it is
+ * the frame on screen to the bit, comparing its CRC-32 with the screen's
+ * CRC while @pid is paused, and lets @pid go on.  The caller frees @cap
+ * with pp_capture_free().
+ */
+void primepair_capture(struct primepair_kms *kms, struct primepair_output *o,
+		       pid_t pid, struct pp_capture *cap);
 
 /*
  * Pictures reaching the screen: the number of distinct CRCs other than

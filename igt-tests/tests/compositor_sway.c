@@ -9,7 +9,12 @@
  * (an animated wl_shm client that takes a new buffer whenever the
  * compositor holds the others, and asks for presentation feedback) in
  * sway's single workspace, and checks through vdisplay's CRC that its
- * animation reaches the screen; sway exits 0 on SIGTERM.
+ * animation reaches the screen.  It then takes a picture of sway's output
+ * from vdisplay's writeback (primepair_capture(): sway is paused while
+ * its master fd leases the CRTC and the writeback connector for a frame;
+ * wlroots itself uses no writeback connector), checks that it is the
+ * frame on screen and shows the client's window on sway's background,
+ * and that the animation goes on afterwards.  sway exits 0 on SIGTERM.
  *
  * pixman-shm: wlroots' pixman renderer, on dumb buffers that wlroots
  *   exports and re-imports through PRIME before ADDFB2.  (It keeps a
@@ -50,6 +55,7 @@
 #include <xf86drmMode.h>
 
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair.h"
 #include "primepair_child.h"
 #include "primepair_kms.h"
@@ -58,6 +64,8 @@ IGT_TEST_DESCRIPTION("sway on vdisplay as an unprivileged user, with seatd");
 
 #define USER		"nobody"
 #define SEATD_SOCK	"/run/seatd.sock"
+/* weston-presentation-shm's window, in pixels a side */
+#define CLIENT_SIZE	250
 
 #define MAX_CARDS	2
 #define SHM_CLIENT_FRAMES	3600	/* frames to wait for a client's pictures */
@@ -223,6 +231,37 @@ static void sway_stop(struct sway *s)
 	rmdir(s->runtime);
 }
 
+/*
+ * weston-presentation-shm's window is 250x250 and takes no other size,
+ * so sway centres it in the space it would tile: in the picture, every
+ * pixel outside that square is sway's background, one colour, and the
+ * client has drawn something in it.
+ */
+static void check_sway_picture(const struct pp_capture *cap)
+{
+	const uint32_t *px = cap->pixels;
+	const uint32_t w = cap->width, h = cap->height;
+	const uint32_t x0 = (w - CLIENT_SIZE) / 2, y0 = (h - CLIENT_SIZE) / 2;
+	uint32_t bg = px[0] & 0xffffff, x, y, drawn = 0, stray = 0;
+
+	for (y = 0; y < h; y++) {
+		for (x = 0; x < w; x++) {
+			bool inside = x - x0 < CLIENT_SIZE && y - y0 < CLIENT_SIZE;
+
+			if ((px[y * w + x] & 0xffffff) == bg)
+				continue;
+			if (inside)
+				drawn++;
+			else
+				stray++;
+		}
+	}
+	igt_info("sway's picture: background 0x%06x, %u pixels of the client's window drawn, %u outside it\n",
+		 bg, drawn, stray);
+	igt_assert_eq_u32(stray, 0);
+	igt_assert_lt_u32(0, drawn);
+}
+
 static void test_shm_client(struct primepair_kms *kms, const char *renderer,
 			    unsigned int max_frames)
 {
@@ -230,6 +269,7 @@ static void test_shm_client(struct primepair_kms *kms, const char *renderer,
 	char *argv[] = { "sh", "-c",
 			 "exec weston-presentation-shm >/dev/null", NULL };
 	struct primepair_child client;
+	struct pp_capture cap;
 	struct sway s;
 	uint32_t idle;
 	char *env[] = { s.env_runtime, s.env_display, NULL };
@@ -241,6 +281,13 @@ static void test_shm_client(struct primepair_kms *kms, const char *renderer,
 	primepair_child_start(&client, argv, env);
 	igt_assert_eq(primepair_crc_count_new(kms, &kms->outputs[0], idle, 3,
 					      max_frames), 3);
+
+	/* sway's picture from writeback; the animation goes on after. */
+	primepair_capture(kms, &kms->outputs[0], s.sway.pid, &cap);
+	check_sway_picture(&cap);
+	igt_assert_eq(primepair_crc_count_new(kms, &kms->outputs[0], ~cap.crc,
+					      1, max_frames), 1);
+	pp_capture_free(&cap);
 	igt_assert_eq(primepair_child_stop(&client, SIGTERM, 10000, out,
 					   sizeof(out)), 0);
 	sway_stop(&s);

@@ -13,6 +13,12 @@
  * own non-master fd and debugfs.  kmscube-debian13 runs Debian 13's
  * kmscube and Mesa 25 from the root tools/build-root makes (children in
  * that root, see primepair_child_set_root()).
+ *
+ * The kmscube subtests also take a picture of the running cube from
+ * vdisplay's writeback (primepair_capture(): kmscube is paused while
+ * its master fd leases the CRTC and the writeback connector for a
+ * frame), check that it is the frame on screen, that it shows a cube on
+ * kmscube's grey, and that the cube turns on afterwards.
  */
 
 #include <errno.h>
@@ -26,7 +32,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <drm_fourcc.h>
+
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair.h"
 #include "primepair_child.h"
 #include "primepair_kms.h"
@@ -107,6 +116,31 @@ static void test_modetest_set(struct primepair_kms *kms, bool vsync)
 }
 
 /*
+ * kmscube clears to grey, (0.5, 0.5, 0.5), and its cube turns about the
+ * origin, in the middle of the picture, so it always covers the centre
+ * and never a corner.
+ */
+static void check_kmscube_picture(const struct pp_capture *cap)
+{
+	const uint32_t *px = cap->pixels;
+	const uint32_t w = cap->width, h = cap->height;
+	const uint32_t corners[] = {
+		px[0], px[w - 1], px[(h - 1) * w], px[(h - 1) * w + w - 1]
+	};
+	uint32_t grey = corners[0] & 0xffffff;
+	uint32_t centre = px[h / 2 * w + w / 2] & 0xffffff;
+	unsigned int i;
+
+	igt_info("kmscube's picture: corners 0x%06x, centre 0x%06x\n", grey,
+		 centre);
+	for (i = 0; i < ARRAY_SIZE(corners); i++)
+		igt_assert_eq_u32(corners[i] & 0xffffff, grey);
+	igt_assert_f(grey == 0x7f7f7f || grey == 0x808080,
+		     "the background is 0x%06x, not kmscube's grey\n", grey);
+	igt_assert_f(centre != grey, "no cube in the middle\n");
+}
+
+/*
  * kmscube on vdisplay, the host's (@root NULL) or the one of the Debian
  * root @root with that root's Mesa
  */
@@ -120,6 +154,7 @@ static void test_kmscube(struct primepair_kms *kms, const char *root)
 			NULL };
 	uint32_t crcs[8];
 	unsigned int i, n, distinct = 0;
+	struct pp_capture cap;
 	struct primepair_crc crc;
 	struct stat st;
 	struct primepair_child c;
@@ -157,12 +192,180 @@ static void test_kmscube(struct primepair_kms *kms, const char *root)
 			break;
 	}
 	primepair_crc_stop(&crc);
-
-	primepair_child_stop(&c, SIGTERM, 5000, out, sizeof(out));
-	igt_debug("%s\n", out);
 	igt_info("kmscube: %u distinct CRCs in %u frames\n", distinct, n + 1);
 	/* A turning cube: new pictures keep reaching the screen. */
 	igt_assert_lte(3, distinct);
+
+	/* Its picture from writeback; kmscube goes on turning after. */
+	primepair_capture(kms, o, c.pid, &cap);
+	check_kmscube_picture(&cap);
+	igt_assert_eq(primepair_crc_count_new(kms, o, ~cap.crc, 1, 3600), 1);
+	pp_capture_free(&cap);
+
+	primepair_child_stop(&c, SIGTERM, 5000, out, sizeof(out));
+	igt_debug("%s\n", out);
+}
+
+/* The state letter of process @pid (R, S, T, ...), from /proc */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	igt_assert(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	igt_assert(p && p[1] == ' ');
+	return p[2];
+}
+
+/* What a held process (primepair_held_start()) does on vdisplay */
+struct master_setup {
+	struct primepair_kms *kms;
+	struct primepair_output *o;
+	bool open_card;	/* open the primary node: DRM master */
+	bool show;	/* and show vrender's PATTERN of frame 7 on @o */
+};
+
+/*
+ * Open vdisplay's primary node, becoming DRM master (the test's own fd
+ * has dropped it), switch every output off, and with @show light output
+ * @o with the PATTERN picture of frame 7 through a legacy SETCRTC
+ */
+static bool master_setup(void *arg)
+{
+	const struct master_setup *m = arg;
+	struct primepair_output *o = m->o;
+	uint32_t w = o->mode.hdisplay, h = o->mode.vdisplay, x, y;
+	unsigned int i;
+	struct pp_fb fb;
+	char node[64];
+	struct stat st;
+	int fd;
+
+	if (!m->open_card)
+		return true;
+	if (fstat(m->kms->fd, &st))
+		return false;
+	snprintf(node, sizeof(node), "/dev/dri/card%u", minor(st.st_rdev));
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || !drmIsMaster(fd))
+		return false;
+	for (i = 0; i < m->kms->noutputs; i++)
+		drmModeSetCrtc(fd, m->kms->outputs[i].crtc_id, 0, 0, 0, NULL, 0,
+			       NULL);
+	if (!m->show)
+		return true;
+	if (pp_fb_create(fd, w, h, DRM_FORMAT_XRGB8888, &fb) ||
+	    pp_fb_map(fd, &fb) || pp_fb_add(fd, &fb))
+		return false;
+	for (y = 0; y < h; y++) {
+		uint32_t *row = (uint32_t *)((char *)fb.map + y * fb.pitch);
+
+		for (x = 0; x < w; x++)
+			row[x] = pp_pattern_pixel(x, y, 7);
+	}
+	return !drmModeSetCrtc(fd, o->crtc_id, fb.fb_id, 0, 0,
+			       &o->connector_id, 1, &o->mode);
+}
+
+static pid_t start_master(struct primepair_kms *kms,
+			  struct primepair_output *o, bool open_card,
+			  bool show)
+{
+	struct master_setup m = {
+		.kms = kms, .o = o, .open_card = open_card, .show = show,
+	};
+
+	return primepair_held_start(master_setup, &m);
+}
+
+/*
+ * A picture of a master that shows a known frame: pixel for pixel that
+ * frame, the same while the master is paused, and the master is running
+ * again after with its CRTC as it was.
+ */
+static void test_capture_master(struct primepair_kms *kms)
+{
+	struct primepair_output *o = &kms->outputs[0];
+	uint32_t w = o->mode.hdisplay, h = o->mode.vdisplay;
+	unsigned int wrong = 0;
+	struct pp_capture cap;
+	drmModeCrtcPtr crtc;
+	uint32_t x, y;
+	pid_t pid;
+
+	igt_require(o->wb_connector_id);
+	pid = start_master(kms, o, true, true);
+	primepair_capture(kms, o, pid, &cap);
+	igt_assert_eq_u32(cap.width, w);
+	igt_assert_eq_u32(cap.height, h);
+	for (y = 0; y < h; y++) {
+		const uint32_t *row = (const uint32_t *)((const char *)cap.pixels +
+							 y * cap.stride);
+
+		for (x = 0; x < w; x++)
+			wrong += (row[x] & 0xffffff) !=
+				 (pp_pattern_pixel(x, y, 7) & 0xffffff);
+	}
+	pp_capture_free(&cap);
+	igt_assert_eq_u32(wrong, 0);
+
+	/* running again, and its CRTC shows its framebuffer in its mode */
+	igt_assert(proc_state(pid) != 'T');
+	crtc = drmModeGetCrtc(kms->fd, o->crtc_id);
+	igt_assert(crtc && crtc->mode_valid && crtc->buffer_id);
+	igt_assert_eq(crtc->mode.hdisplay, w);
+	igt_assert_eq(crtc->mode.vdisplay, h);
+	drmModeFreeCrtc(crtc);
+	primepair_held_stop(pid);
+}
+
+/*
+ * What pp_capture_process() refuses, with the reason, leaving the
+ * process as it found it: running, or stopped if it was.
+ */
+static void test_capture_refused(struct primepair_kms *kms)
+{
+	struct primepair_output *o = &kms->outputs[0];
+	struct pp_capture cap = { 0 };
+	pid_t pid;
+
+	/* the caller itself: it would stop itself */
+	igt_assert_eq(pp_capture_process(getpid(), 0, 0, &cap), -EINVAL);
+	igt_info("self: %s\n", cap.error);
+
+	/* a process with no DRM fd */
+	pid = start_master(kms, o, false, false);
+	igt_assert_eq(pp_capture_process(pid, 0, 0, &cap), -ENOENT);
+	igt_info("no DRM fd: %s\n", cap.error);
+	igt_assert(strstr(cap.error, "no DRM master"));
+	igt_assert(proc_state(pid) != 'T');
+	primepair_held_stop(pid);
+
+	/* a master that lights nothing: running after, or stopped if it was */
+	pid = start_master(kms, o, true, false);
+	igt_assert_eq(pp_capture_process(pid, 0, 0, &cap), -ENOENT);
+	igt_info("nothing lit: %s\n", cap.error);
+	igt_assert(strstr(cap.error, "no CRTC is lit"));
+	igt_assert(proc_state(pid) != 'T');
+	kill(pid, SIGSTOP);
+	while (proc_state(pid) != 'T')
+		usleep(1000);
+	igt_assert_eq(pp_capture_process(pid, 0, 0, &cap), -ENOENT);
+	igt_assert_eq(proc_state(pid), 'T');
+	kill(pid, SIGCONT);
+	primepair_held_stop(pid);
+
+	/* a process that is gone */
+	igt_assert_eq(pp_capture_process(pid, 0, 0, &cap), -ESRCH);
+	igt_info("gone: %s\n", cap.error);
+	igt_assert(!cap.pixels);
 }
 
 igt_main
@@ -182,6 +385,12 @@ igt_main
 		test_modetest_set(&kms, false);
 	igt_subtest("modetest-vsync-flips")
 		test_modetest_set(&kms, true);
+	igt_describe("A picture of a running DRM master's output from vdisplay's writeback, without its help: its frame to the pixel");
+	igt_subtest("writeback-capture-master")
+		test_capture_master(&kms);
+	igt_describe("What the capture refuses (itself, no DRM fd, nothing lit, a process gone), leaving the process as it was");
+	igt_subtest("writeback-capture-refused")
+		test_capture_refused(&kms);
 	igt_subtest("kmscube-swrast")
 		test_kmscube(&kms, NULL);
 	igt_describe("Debian 13's kmscube and Mesa, from the root tools/build-root makes, turn their cube on vdisplay");
