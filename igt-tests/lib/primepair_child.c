@@ -93,17 +93,17 @@ bool primepair_child_installed(const char *name)
 	return false;
 }
 
-/* @root (ending in '/') is Debian 13 with weston installed */
+/* @root ("" for the running one) is Debian 13 with weston installed */
 static bool debian13_with_weston(const char *root)
 {
 	char path[600];
 	int major = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%susr/bin/weston", root);
+	snprintf(path, sizeof(path), "%s/usr/bin/weston", root);
 	if (access(path, X_OK))
 		return false;
-	snprintf(path, sizeof(path), "%setc/debian_version", root);
+	snprintf(path, sizeof(path), "%s/etc/debian_version", root);
 	f = fopen(path, "r");
 	if (!f)
 		return false;
@@ -118,16 +118,15 @@ const char *primepair_debian13_root(void)
 	static char root[512];
 
 	/* tools/vm-run -R booted the guest from it */
-	if (debian13_with_weston("/")) {
+	if (debian13_with_weston("")) {
 		igt_info("Debian 13 programs: the guest's own root\n");
 		return "/";
 	}
 	if (!getcwd(root, sizeof(root) - 32))
 		return NULL;
-	strcat(root, "/.cache/trixie-root/");
+	strcat(root, "/.cache/trixie-root");
 	if (!debian13_with_weston(root))
 		return NULL;
-	root[strlen(root) - 1] = '\0';
 	igt_info("Debian 13 programs: entering %s\n", root);
 	return root;
 }
