@@ -41,7 +41,7 @@
  * PQ 125 inverse EOTF; [0, 1] on each axis of the 3D LUT); the multiplier
  * and the matrices take any, their factors, coefficients and offsets cut
  * to +-128, and saturate.  The result is clamped to [0, 1] and rounded to
- * the blender's 16 bits.
+ * the blender's 16 bits, halfway cases up (VD_TIE_BIAS).
  * Alpha goes through unchanged, and premultiplied pixels are transformed
  * as they are.  A matrix or LUT not bypassed but without DATA passes its
  * input through.
@@ -94,6 +94,22 @@
 
 #define VD_Q24_ONE	BIT(24)
 #define VD_Q32_ONE	BIT_ULL(32)
+
+/*
+ * Results halfway between two output codes.  Q24 cannot hold k / 255: a
+ * pixel read from 8 bits comes in up to half a unit off, and a matrix's
+ * products and rounding add up to a unit and a half more.  Coefficients
+ * such as 1/4, 1/2 and 3/2 put many results exactly halfway between two
+ * 8-bit codes (3/2 of an odd code), and some of those landed a unit or
+ * two below the tie and rounded down.  Exact arithmetic rounds a tie up,
+ * and so does IGT's model: a result within two units below a 16-bit tie
+ * is taken as the tie.  A 16-bit tie is where an 8-bit one falls (65535
+ * is 255 x 257), and two units of Q24 are 1/128 of a 16-bit step; a value
+ * that close to a tie but off it is within what this fixed point cannot
+ * tell from one on it.  The bias is in units of the product of a Q24
+ * value and 0xffff.
+ */
+#define VD_TIE_BIAS	(2 * 0xffff)
 /* A constant num / den in Q32, rounded */
 #define VD_Q32(num, den)	DIV_ROUND_CLOSEST_ULL((num) * VD_Q32_ONE, den)
 /* ln 2 in Q62 */
@@ -513,11 +529,12 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 		}
 		for (; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
-		/* Back from Q24 to 16 bits, rounded */
+		/* Back from Q24 to 16 bits, rounded, ties up */
 		for (c = 0; c < 3; c++) {
 			u64 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
 
-			out |= ((v * 0xffff + BIT(23)) >> 24) << (32 - 16 * c);
+			out |= ((v * 0xffff + BIT(23) + VD_TIE_BIAS) >> 24) <<
+			       (32 - 16 * c);
 		}
 		px[i] = out;
 		last_in = in;
