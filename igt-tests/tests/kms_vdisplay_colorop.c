@@ -696,6 +696,59 @@ static void test_curves(struct ctx *c)
 	}
 }
 
+/*
+ * Coefficients that binary fixed point holds exactly (1/4, 1/2, 3/2) put
+ * many results halfway between two 8-bit codes: 3/2 of an odd code, or a
+ * quarter-weighted sum of codes that comes to n + 1/2.  Exact arithmetic
+ * rounds them up, and so does IGT's model; vdisplay must too, to the bit.
+ * The reference is integer arithmetic in quarters of a code.
+ */
+static void check_ctm_ties(struct ctx *c)
+{
+	static const int quarters[][9] = {
+		{ 2, 1, 1,  1, 2, 1,  1, 1, 2 },	/* 50% desaturation */
+		{ 6, 0, 0,  0, 6, 0,  0, 0, 6 },	/* everything by 3/2 */
+		{ 6, -1, -1,  -1, 6, -1,  -1, -1, 6 },	/* oversaturation */
+	};
+	unsigned int ties = 0;
+
+	for (unsigned int m = 0; m < ARRAY_SIZE(quarters); m++) {
+		const int *q = quarters[m];
+		double mat[12] = {};
+		struct cfg cfg = { NO_CURVE, mat, NULL, NO_CURVE };
+
+		for (unsigned int row = 0; row < 3; row++)
+			for (unsigned int k = 0; k < 3; k++)
+				mat[4 * row + k] = q[3 * row + k] / 4.0;
+		for (uint32_t y = 0; y < c->h; y++)
+			for (uint32_t x = 0; x < c->w; x++) {
+				uint32_t px = fb_pixel(&c->fb, x, y);
+				int in[3] = { px >> 16 & 0xff, px >> 8 & 0xff,
+					      px & 0xff };
+				uint32_t out = 0xff000000u;
+
+				for (unsigned int row = 0; row < 3; row++) {
+					int sum = q[3 * row] * in[0] +
+						  q[3 * row + 1] * in[1] +
+						  q[3 * row + 2] * in[2];
+					int code = sum < 0 ? 0 : (sum + 2) / 4;
+
+					ties += sum > 0 && sum < 4 * 255 &&
+						sum % 4 == 2;
+					out |= (uint32_t)(code > 255 ? 255 : code)
+					       << (16 - 8 * row);
+				}
+				c->ref[y * c->w + x] = out;
+			}
+		igt_debug("tie matrix %u\n", m);
+		igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary,
+					   &cfg, 0), 0);
+		igt_assert_eq_u32(capture_diff(c, 0), 0);
+	}
+	/* The picture has ties to round, or this proved nothing. */
+	igt_assert_lt(1000, ties);
+}
+
 static void test_ctm(struct ctx *c)
 {
 	static const double mats[][12] = {
@@ -725,6 +778,7 @@ static void test_ctm(struct ctx *c)
 					   &cfg, 0), 0);
 		igt_assert_eq_u32(capture_diff(c, 0), 0);
 	}
+	check_ctm_ties(c);
 }
 
 /*
@@ -1351,7 +1405,7 @@ igt_main
 		ctx_reset(&c);
 		test_curves(&c);
 	}
-	igt_describe("3x4 matrices: identity, channel swap, offsets, values above 1 in between");
+	igt_describe("3x4 matrices: identity, channel swap, offsets, values above 1 in between; with coefficients of 1/4, 1/2 and 3/2, results halfway between two codes round up, to the bit");
 	igt_subtest("ctm-3x4") {
 		ctx_reset(&c);
 		test_ctm(&c);
