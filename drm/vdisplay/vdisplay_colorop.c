@@ -110,6 +110,7 @@
  * value and 0xffff.
  */
 #define VD_TIE_BIAS	(2 * 0xffff)
+
 /* A constant num / den in Q32, rounded */
 #define VD_Q32(num, den)	DIV_ROUND_CLOSEST_ULL((num) * VD_Q32_ONE, den)
 /* ln 2 in Q62 */
