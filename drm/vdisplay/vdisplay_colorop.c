@@ -12,26 +12,30 @@
  *
  * Each plane offers one colour pipeline besides "Bypass" in its
  * COLOR_PIPELINE property, which a client sees once it sets
- * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its nine operations, each with a
+ * DRM_CLIENT_CAP_PLANE_COLOR_PIPELINE.  Its ten operations, each with a
  * BYPASS property that is true at first, apply in this order, which is
  * that of the HDR pipelines compositors map their transforms to (a
- * decode, a conversion, a shaper and 3D LUT, a blend curve and LUT):
+ * decode, a conversion, a shaper and 3D LUT, a blend curve and LUT), and
+ * holds the shorter one of a LUT, a matrix and a LUT that other display
+ * engines offer (Intel's pre- and post-CSC LUTs around its CSC):
  *
  * 1. a 1D curve, any of the eight named ones of the core (sRGB, PQ 125,
  *    BT.2020 and gamma 2.2, each way);
- * 2. a multiplier, in S31.32 sign-magnitude, which brings PQ's 0 to 125
+ * 2. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated: a
+ *    decode that no named curve gives, before the matrices;
+ * 3. a multiplier, in S31.32 sign-magnitude, which brings PQ's 0 to 125
  *    back to 0 to 1 or sets an SDR picture's brightness among HDR ones;
- * 3. a 3x4 matrix: three rows of red, green and blue coefficients and an
+ * 4. a 3x4 matrix: three rows of red, green and blue coefficients and an
  *    offset, in S31.32 sign-magnitude;
- * 4. a second 3x4 matrix, as vkms has two (a colour space conversion and
+ * 5. a second 3x4 matrix, as vkms has two (a colour space conversion and
  *    a colour effect, or an encoding and its decoding);
- * 5. a second 1D curve, the shaper that takes linear light to the 3D
+ * 6. a second 1D curve, the shaper that takes linear light to the 3D
  *    LUT's domain;
- * 6. a 1D LUT of VDISPLAY_LUT1D_SIZE entries, linearly interpolated;
- * 7. a 3D LUT of VDISPLAY_LUT3D_SIZE points on each axis, interpolated
+ * 7. a second 1D LUT, as the first: the shaper LUT;
+ * 8. a 3D LUT of VDISPLAY_LUT3D_SIZE points on each axis, interpolated
  *    in the tetrahedron of its cube the pixel falls in;
- * 8. a third 1D curve, to encode again what the first decoded;
- * 9. a second 1D LUT.
+ * 9. a third 1D curve, to encode again what the first decoded;
+ * 10. a third 1D LUT.
  *
  * The composer runs them on each pixel of the plane as it reads it,
  * before blending, on red, green and blue in signed fixed point with 24
@@ -757,7 +761,7 @@ static const struct drm_colorop_funcs vd_colorop_funcs = {
 
 /* The pipeline, in order (see the DOC section above) */
 static const enum drm_colorop_type vd_pipeline_ops[VDISPLAY_PIPELINE_MAX_OPS] = {
-	DRM_COLOROP_1D_CURVE, DRM_COLOROP_MULTIPLIER,
+	DRM_COLOROP_1D_CURVE, DRM_COLOROP_1D_LUT, DRM_COLOROP_MULTIPLIER,
 	DRM_COLOROP_CTM_3X4, DRM_COLOROP_CTM_3X4,
 	DRM_COLOROP_1D_CURVE, DRM_COLOROP_1D_LUT, DRM_COLOROP_3D_LUT,
 	DRM_COLOROP_1D_CURVE, DRM_COLOROP_1D_LUT,

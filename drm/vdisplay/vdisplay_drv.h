@@ -146,7 +146,7 @@ struct vdisplay_config {
 #define VDISPLAY_DEFAULT_RANGE		DRM_COLOR_YCBCR_LIMITED_RANGE
 
 /* The operations of a plane's colour pipeline (see vdisplay_colorop.c) */
-#define VDISPLAY_PIPELINE_MAX_OPS	9
+#define VDISPLAY_PIPELINE_MAX_OPS	10
 /* Entries of the pipeline's 1D LUTs */
 #define VDISPLAY_LUT1D_SIZE		4096
 /* Points on each axis of the pipeline's 3D LUT */

@@ -53,9 +53,12 @@ static const char *const curve_names[NCURVES] = {
 
 /* The pipeline's operations, in order */
 enum {
-	OP_CURVE1, OP_MULT, OP_CTM, OP_CTM2, OP_SHAPER, OP_LUT, OP_LUT3D,
-	OP_CURVE2, OP_LUT2, NOPS
+	OP_CURVE1, OP_DECODE, OP_MULT, OP_CTM, OP_CTM2, OP_SHAPER, OP_LUT,
+	OP_LUT3D, OP_CURVE2, OP_LUT2, NOPS
 };
+
+/* The three 1D LUTs, in order */
+static const int lut_ops[] = { OP_DECODE, OP_LUT, OP_LUT2 };
 #define LUT_SIZE	4096
 #define LUT3D_SIZE	17
 #define LUT3D_ENTRIES	(LUT3D_SIZE * LUT3D_SIZE * LUT3D_SIZE)
@@ -86,6 +89,7 @@ struct cfg {
 	enum curve shaper;		/* after matrix2, before lut */
 	const struct lut32 *lut3d;	/* LUT3D_ENTRIES, after lut */
 	const struct lut32 *lut2;	/* LUT_SIZE entries, after curve2 */
+	const struct lut32 *decode;	/* LUT_SIZE entries, after curve1 */
 };
 
 struct ctx {
@@ -221,6 +225,8 @@ static uint32_t ref_pixel(const struct cfg *cfg, uint32_t px)
 		v[ch] = (px >> (16 - 8 * ch) & 255) / 255.0;
 		if (cfg->curve1 != NO_CURVE)
 			v[ch] = curve(cfg->curve1, v[ch]);
+		if (cfg->decode)
+			v[ch] = lut_at(cfg->decode, ch, v[ch]);
 		if (cfg->mult)
 			v[ch] *= cfg->mult;
 	}
@@ -326,7 +332,7 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 			const struct cfg *cfg, uint32_t flags)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-	uint32_t ctm[2] = {}, lut = 0, lut3d = 0, lut2 = 0;
+	uint32_t ctm[2] = {}, decode = 0, lut = 0, lut3d = 0, lut2 = 0;
 	int ret;
 
 	igt_assert(req);
@@ -336,6 +342,10 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 	add_op(c, req, p->ops[OP_CURVE1], "BYPASS", cfg->curve1 == NO_CURVE);
 	if (cfg->curve1 != NO_CURVE)
 		add_op(c, req, p->ops[OP_CURVE1], "CURVE_1D_TYPE", cfg->curve1);
+	add_op(c, req, p->ops[OP_DECODE], "BYPASS", !cfg->decode);
+	if (cfg->decode)
+		decode = blob_of(c, cfg->decode, LUT_SIZE * sizeof(*cfg->decode));
+	add_op(c, req, p->ops[OP_DECODE], "DATA", decode);
 	add_op(c, req, p->ops[OP_MULT], "BYPASS", !cfg->mult);
 	if (cfg->mult)
 		add_op(c, req, p->ops[OP_MULT], "MULTIPLIER",
@@ -375,6 +385,8 @@ static int set_pipeline(struct ctx *c, uint32_t plane, const struct pipe *p,
 	for (int k = 0; k < 2; k++)
 		if (ctm[k])
 			drmModeDestroyPropertyBlob(c->kms.fd, ctm[k]);
+	if (decode)
+		drmModeDestroyPropertyBlob(c->kms.fd, decode);
 	if (lut)
 		drmModeDestroyPropertyBlob(c->kms.fd, lut);
 	if (lut3d)
@@ -535,9 +547,9 @@ static void check_lut_props(struct ctx *c, uint32_t op, const char *prop,
 static void test_shape(struct ctx *c)
 {
 	static const uint64_t types[NOPS] = {
-		TYPE_1D_CURVE, TYPE_MULTIPLIER, TYPE_CTM_3X4, TYPE_CTM_3X4,
-		TYPE_1D_CURVE, TYPE_1D_LUT, TYPE_3D_LUT, TYPE_1D_CURVE,
-		TYPE_1D_LUT,
+		TYPE_1D_CURVE, TYPE_1D_LUT, TYPE_MULTIPLIER, TYPE_CTM_3X4,
+		TYPE_CTM_3X4, TYPE_1D_CURVE, TYPE_1D_LUT, TYPE_3D_LUT,
+		TYPE_1D_CURVE, TYPE_1D_LUT,
 	};
 	static const int curves[] = { OP_CURVE1, OP_SHAPER, OP_CURVE2 };
 	uint32_t planes[PRIMEPAIR_MAX_PLANES + 2], n = 0;
@@ -570,7 +582,9 @@ static void test_shape(struct ctx *c)
 		igt_assert_eq_u64(op_value(c, p.ops[OP_MULT], "MULTIPLIER"), 0);
 		igt_assert_eq_u64(op_value(c, p.ops[OP_CTM], "DATA"), 0);
 		igt_assert_eq_u64(op_value(c, p.ops[OP_CTM2], "DATA"), 0);
-		for (int k = OP_LUT; k <= OP_LUT2; k += OP_LUT2 - OP_LUT) {
+		for (unsigned int l = 0; l < ARRAY_SIZE(lut_ops); l++) {
+			int k = lut_ops[l];
+
 			igt_assert_eq_u64(op_value(c, p.ops[k], "DATA"), 0);
 			igt_assert_eq_u64(op_value(c, p.ops[k], "SIZE"), LUT_SIZE);
 			igt_assert_eq_u64(op_value(c, p.ops[k], "LUT1D_INTERPOLATION"), 0);
@@ -598,8 +612,9 @@ static void test_shape(struct ctx *c)
 	}
 
 	/* SIZE, TYPE and NEXT are immutable; each LUT has one interpolation. */
-	check_lut_props(c, c->primary.ops[OP_LUT], "LUT1D_INTERPOLATION", "Linear");
-	check_lut_props(c, c->primary.ops[OP_LUT2], "LUT1D_INTERPOLATION", "Linear");
+	for (unsigned int l = 0; l < ARRAY_SIZE(lut_ops); l++)
+		check_lut_props(c, c->primary.ops[lut_ops[l]],
+				"LUT1D_INTERPOLATION", "Linear");
 	check_lut_props(c, c->primary.ops[OP_LUT3D], "LUT3D_INTERPOLATION",
 			"Tetrahedral");
 }
@@ -858,6 +873,8 @@ static uint32_t ramp(unsigned int i, double from, double to)
 
 static void test_lut(struct ctx *c)
 {
+	/* red takes blue's value, green red's, blue green's */
+	static const double rotate[12] = { 0, 0, 1, 0,  1, 0, 0, 0,  0, 1, 0, 0 };
 	struct lut32 *lut = lut_alloc();
 	struct cfg cfg = { NO_CURVE, NULL, lut, NO_CURVE };
 
@@ -878,6 +895,16 @@ static void test_lut(struct ctx *c)
 		lut[i].green = (uint32_t)llround(x * x * 4294967295.0);
 		lut[i].blue = (uint32_t)llround(sqrt(x) * 4294967295.0);
 	}
+	check_primary(c, &cfg);
+
+	/*
+	 * The same LUT as the decode, before a matrix that rotates the
+	 * channels, which tells the order; then after the matrix as well,
+	 * a LUT, a matrix and a LUT, the pipeline of Intel's planes.
+	 */
+	cfg = (struct cfg){ NO_CURVE, rotate, NULL, NO_CURVE, .decode = lut };
+	check_primary(c, &cfg);
+	cfg.lut2 = lut;
 	check_primary(c, &cfg);
 	free(lut);
 }
@@ -1011,8 +1038,8 @@ static void check_runs(struct ctx *c, const struct cfg *cfg)
 
 /*
  * Every operation on at once, as an HDR compositor maps its transform:
- * decode, gain, convert, shape, shaper LUT, 3D LUT, encode, blend LUT;
- * then three curves in a row, which give the first alone.
+ * decode curve and LUT, gain, convert, shape, shaper LUT, 3D LUT, encode,
+ * blend LUT; then three curves in a row, which give the first alone.
  */
 static void test_all_ops(struct ctx *c)
 {
@@ -1025,14 +1052,18 @@ static void test_all_ops(struct ctx *c)
 		0.9, 0, 0, 0.05,  0, 0.9, 0, 0.05,  0, 0, 0.9, 0.05,
 	};
 	struct lut32 *lut3d = lut3d_alloc(), *lut = lut_alloc(), *lut2 = lut_alloc();
+	struct lut32 *decode = lut_alloc();
 	struct cfg cfg = {
 		SRGB_EOTF, to2020, lut, SRGB_INV_EOTF, 0.8, lift,
 		.shaping = true, .shaper = GAMMA22_INV, .lut3d = lut3d, .lut2 = lut2,
+		.decode = decode,
 	};
 
 	for (unsigned int i = 0; i < LUT_SIZE; i++) {
 		double x = (double)i / (LUT_SIZE - 1);
 
+		decode[i].red = decode[i].green = decode[i].blue =
+			unorm32(0.02 + 0.96 * x);
 		lut[i].red = lut[i].green = lut[i].blue = unorm32(x * (2 - x));
 		lut2[i].red = unorm32(0.05 + 0.9 * x);
 		lut2[i].green = unorm32(x);
@@ -1051,6 +1082,7 @@ static void test_all_ops(struct ctx *c)
 	free(lut3d);
 	free(lut);
 	free(lut2);
+	free(decode);
 }
 
 /* An HDR compositor's decode, convert, shape, encode */
@@ -1217,8 +1249,8 @@ static void test_bad(struct ctx *c)
 					      -EINVAL);
 		/* The 1D LUTs are 4096 struct drm_color_lut32, of 16 bytes. */
 		for (i = 0; i < ARRAY_SIZE(lut_sizes); i++)
-			for (int k = OP_LUT; k <= OP_LUT2; k += OP_LUT2 - OP_LUT)
-				igt_assert_eq(set_data(c, c->primary.ops[k],
+			for (unsigned int l = 0; l < ARRAY_SIZE(lut_ops); l++)
+				igt_assert_eq(set_data(c, c->primary.ops[lut_ops[l]],
 						       lut_sizes[i], flags[f]),
 					      -EINVAL);
 		/* The 3D LUT is 17 cubed of them. */
@@ -1282,6 +1314,7 @@ static void test_bad(struct ctx *c)
 	/* Nothing of it stuck: the same picture, the same blobs. */
 	igt_assert_neq_u64(op_value(c, c->primary.ops[OP_CTM], "DATA"), 0);
 	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_CTM2], "DATA"), 0);
+	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_DECODE], "DATA"), 0);
 	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT], "DATA"), 0);
 	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT3D], "DATA"), 0);
 	igt_assert_eq_u64(op_value(c, c->primary.ops[OP_LUT2], "DATA"), 0);
@@ -1385,7 +1418,7 @@ igt_main
 	igt_fixture
 		ctx_init(&c);
 
-	igt_describe("Every plane has one pipeline: 1D curve, multiplier, two 3x4 matrices, 1D curve, 1D LUT of 4096, 3D LUT of 17, 1D curve, 1D LUT of 4096, all bypassed at first, the eight curves of the core");
+	igt_describe("Every plane has one pipeline: 1D curve, 1D LUT of 4096, multiplier, two 3x4 matrices, 1D curve, 1D LUT of 4096, 3D LUT of 17, 1D curve, 1D LUT of 4096, all bypassed at first, the eight curves of the core");
 	igt_subtest("pipeline-shape") {
 		ctx_reset(&c);
 		test_shape(&c);
@@ -1415,7 +1448,7 @@ igt_main
 		ctx_reset(&c);
 		test_mult_matrices(&c);
 	}
-	igt_describe("1D LUT: an inverting LUT gives 255 - x, per-channel curves against a reference");
+	igt_describe("1D LUT: an inverting LUT gives 255 - x, per-channel curves against a reference; the first LUT before a matrix, and LUT, matrix, LUT");
 	igt_subtest("lut-1d") {
 		ctx_reset(&c);
 		test_lut(&c);
@@ -1425,7 +1458,7 @@ igt_main
 		ctx_reset(&c);
 		test_lut3d(&c);
 	}
-	igt_describe("All nine operations at once against the reference, and three curves in a row");
+	igt_describe("All ten operations at once against the reference, and three curves in a row");
 	igt_subtest("all-operations") {
 		ctx_reset(&c);
 		test_all_ops(&c);
