@@ -278,9 +278,49 @@ struct drm_plane_size_hint {
 #define PRIMEPAIR_HAVE_COLOR_PIPELINE	1
 #endif
 
+/*
+ * The same rename reached the state's functions: drm_atomic_state_alloc(),
+ * _clear() and _put() became drm_atomic_commit_alloc(), _clear() and
+ * _put().  drm_atomic_commit() kept its name, which the struct's macro
+ * below would turn into the struct's on older kernels: drivers commit a
+ * state of their own through primepair_atomic_commit(), defined first.
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
+#define primepair_atomic_commit		drm_atomic_commit
+#else
+static inline int primepair_atomic_commit(struct drm_atomic_state *state)
+{
+	return drm_atomic_commit(state);
+}
+
+#define drm_atomic_commit_alloc		drm_atomic_state_alloc
+#define drm_atomic_commit_clear		drm_atomic_state_clear
+#define drm_atomic_commit_put		drm_atomic_state_put
+#endif
+
 /* After 6.12 (first built here: 7.3): struct drm_atomic_state became drm_atomic_commit. */
 #if !PRIMEPAIR_KERNEL_AT_LEAST(7, 0)
 #define drm_atomic_commit	drm_atomic_state
+#endif
+
+/*
+ * 6.19: &drm_client_funcs.restore takes @force, set to restore over a DRM
+ * master (Debian's 6.12 has it from stable).  Drivers write the new
+ * callback, define the old kernels' wrapper with
+ * PRIMEPAIR_DEFINE_CLIENT_RESTORE() and name it with
+ * PRIMEPAIR_CLIENT_RESTORE().
+ */
+#if PRIMEPAIR_KERNEL_AT_LEAST(6, 12)
+#define PRIMEPAIR_DEFINE_CLIENT_RESTORE(fn)
+#define PRIMEPAIR_CLIENT_RESTORE(fn)	fn
+#else
+#define PRIMEPAIR_DEFINE_CLIENT_RESTORE(fn)				\
+static int fn##_noforce(struct drm_client_dev *client)			\
+{									\
+	return fn(client, false);					\
+}
+
+#define PRIMEPAIR_CLIENT_RESTORE(fn)	fn##_noforce
 #endif
 
 /*
