@@ -34,6 +34,8 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_atomic_uapi.h>
+#include <drm/drm_client.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
@@ -44,6 +46,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_modeset_helper.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 
 #include <primepair/compat.h>
@@ -499,6 +502,142 @@ static void vdisplay_teardown(struct vdisplay_device *vd)
 	primebuf_unregister_device(&vd->pdev->dev);
 }
 
+/*
+ * Detach, in @state, every writeback connector attached to a CRTC, and
+ * switch off a CRTC that only a writeback connector kept on.  Returns
+ * whether @state changes anything, or a negative errno.
+ */
+static int vdisplay_detach_writeback(struct drm_atomic_commit *state)
+{
+	struct drm_connector_state *conn_state;
+	struct drm_connector_list_iter iter;
+	struct drm_plane_state *plane_state;
+	struct drm_crtc_state *crtc_state;
+	struct drm_connector *connector;
+	struct drm_plane *plane;
+	struct drm_crtc *crtc;
+	int ret = 0, changed = 0;
+
+	drm_connector_list_iter_begin(state->dev, &iter);
+	drm_for_each_connector_iter(connector, &iter) {
+		if (connector->connector_type != DRM_MODE_CONNECTOR_WRITEBACK)
+			continue;
+		conn_state = drm_atomic_get_connector_state(state, connector);
+		if (IS_ERR(conn_state)) {
+			ret = PTR_ERR(conn_state);
+			break;
+		}
+		crtc = conn_state->crtc;
+		if (!crtc)
+			continue;
+		/* The CRTC's state first: detaching updates its mask. */
+		crtc_state = drm_atomic_get_crtc_state(state, crtc);
+		if (IS_ERR(crtc_state)) {
+			ret = PTR_ERR(crtc_state);
+			break;
+		}
+		ret = drm_atomic_set_crtc_for_connector(conn_state, NULL);
+		if (ret)
+			break;
+		changed = 1;
+		if (crtc_state->connector_mask)
+			continue;
+
+		ret = drm_atomic_set_mode_for_crtc(crtc_state, NULL);
+		if (ret)
+			break;
+		crtc_state->active = false;
+		ret = drm_atomic_add_affected_planes(state, crtc);
+		if (ret)
+			break;
+		drm_for_each_plane_mask(plane, state->dev, crtc_state->plane_mask) {
+			plane_state = drm_atomic_get_plane_state(state, plane);
+			if (IS_ERR(plane_state)) {
+				ret = PTR_ERR(plane_state);
+				break;
+			}
+			ret = drm_atomic_set_crtc_for_plane(plane_state, NULL);
+			if (ret)
+				break;
+			drm_atomic_set_fb_for_plane(plane_state, NULL);
+		}
+		if (ret)
+			break;
+	}
+	drm_connector_list_iter_end(&iter);
+	return ret ?: changed;
+}
+
+/*
+ * The last file of the device has closed.  A writeback connector still
+ * attached to a CRTC can serve no one now: its jobs came from those files.
+ * It is also in the way of the next client: one without
+ * DRM_CLIENT_CAP_WRITEBACK_CONNECTORS does not see it, so cannot detach
+ * it, and the core refuses to switch off a CRTC that still has a
+ * connector.  A test program that dies in the middle of a capture would
+ * leave every later one unable to switch the output off.  So detach the
+ * writeback connectors, as fbdev emulation's restore does on drivers that
+ * have it; the other outputs stay as the last client left them.
+ */
+static int vdisplay_client_restore(struct drm_client_dev *client, bool force)
+{
+	struct drm_device *drm = client->dev;
+	struct drm_modeset_acquire_ctx ctx;
+	struct drm_atomic_commit *state;
+	int ret, idx;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	/* A file opened since is master and owns the display now. */
+	mutex_lock(&drm->master_mutex);
+	if (drm->master) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+
+	drm_modeset_acquire_init(&ctx, 0);
+	state = drm_atomic_commit_alloc(drm);
+	if (!state) {
+		ret = -ENOMEM;
+		goto out_fini;
+	}
+	state->acquire_ctx = &ctx;
+retry:
+	ret = vdisplay_detach_writeback(state);
+	if (ret > 0)
+		ret = primepair_atomic_commit(state);
+	if (ret == -EDEADLK) {
+		drm_atomic_commit_clear(state);
+		drm_modeset_backoff(&ctx);
+		goto retry;
+	}
+	drm_atomic_commit_put(state);
+out_fini:
+	drm_modeset_drop_locks(&ctx);
+	drm_modeset_acquire_fini(&ctx);
+out_unlock:
+	mutex_unlock(&drm->master_mutex);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+PRIMEPAIR_DEFINE_CLIENT_RESTORE(vdisplay_client_restore)
+
+/*
+ * Called as the device is unregistered.  Without this callback the core
+ * of 6.1 and 6.12 would kfree() the client, which is part of struct
+ * vdisplay_device.
+ */
+static void vdisplay_client_unregister(struct drm_client_dev *client)
+{
+	drm_client_release(client);
+}
+
+static const struct drm_client_funcs vdisplay_client_funcs = {
+	.unregister = vdisplay_client_unregister,
+	.restore = PRIMEPAIR_CLIENT_RESTORE(vdisplay_client_restore),
+};
+
 static int vdisplay_probe(struct platform_device *pdev)
 {
 	const struct vdisplay_config *config = dev_get_platdata(&pdev->dev);
@@ -536,6 +675,14 @@ static int vdisplay_probe(struct platform_device *pdev)
 	ret = drm_dev_register(&vd->drm, 0);
 	if (ret)
 		goto out_clear_drvdata;
+
+	/* Released as drm_dev_unregister() unregisters the clients */
+	ret = drm_client_init(&vd->drm, &vd->client, "vdisplay",
+			      &vdisplay_client_funcs);
+	if (ret)
+		drm_err(&vd->drm, "no client to tidy up at last close: %d\n", ret);
+	else
+		drm_client_register(&vd->client);
 	return 0;
 
 out_clear_drvdata:

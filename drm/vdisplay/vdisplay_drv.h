@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_client.h>
 #include <drm/drm_connector.h>
 #include <drm/drm_crtc.h>
 #include <drm/drm_device.h>
@@ -593,9 +594,12 @@ struct vdisplay_connector {
  * @outputs: the CRTCs with their planes, @config.ncrtcs of them in use
  * @encoders: the encoders, @config.nencoders of them in use
  * @connectors: the connectors, @config.nconnectors of them in use
+ * @client: in-kernel client that tidies up after the last file closes
+ *	(see vdisplay_client_restore())
  */
 struct vdisplay_device {
 	struct drm_device drm;
+	struct drm_client_dev client;
 	struct platform_device *pdev;
 	struct vdisplay_config config;
 	struct workqueue_struct *composer_wq;

@@ -9,6 +9,10 @@
  * device: the client's KMS calls fail with ENODEV, while the buffer and
  * its dma-buf stay valid until their last user lets go; binding again
  * brings a working device back.  Suspend and resume: prime_suspend.
+ *
+ * When the last file closes, vdisplay detaches a writeback connector its
+ * clients left attached, which a client without the writeback cap could
+ * not see to detach, and without which it cannot switch the output off.
  */
 
 #include <errno.h>
@@ -25,7 +29,7 @@
 #include "primepair_kms.h"
 #include "primepair_vrender.h"
 
-IGT_TEST_DESCRIPTION("vdisplay unbound and rebound under its clients");
+IGT_TEST_DESCRIPTION("vdisplay unbound and rebound under its clients, and tidied at last close");
 
 #define DRIVER_DIR	"/sys/bus/platform/drivers/vdisplay/"
 #define DEVICE		"vdisplay.0"
@@ -199,6 +203,119 @@ static void test_unbind_during_flips(void)
 	igt_assert(bound());
 }
 
+/* A client of vdisplay with the atomic cap but not the writeback one */
+static int open_plain(void)
+{
+	int fd = primepair_open_driver_nth(PRIMEPAIR_DISPLAY_DRIVER, 0);
+
+	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1), 0);
+	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_ATOMIC, 1), 0);
+	return fd;
+}
+
+/* Switch @o off as a client that knows its connector and primary plane. */
+static int switch_off(int fd, const struct primepair_output *o)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int ret;
+
+	igt_assert(req);
+	primepair_add(fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+	primepair_add(fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
+	primepair_add(fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+		      "CRTC_ID", 0);
+	primepair_add_plane_off(fd, req, o->primary);
+	ret = primepair_commit(fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+/*
+ * A capture client that exits with the writeback connector attached, with
+ * (@with_connector) or without the output's own connector on the CRTC.
+ * Another client without the writeback cap cannot switch the output off
+ * while it lives; after the last close the writeback connector is
+ * detached, the output is as it was (on with its connector, or off when
+ * only the writeback connector held it), and that client switches it off.
+ */
+static void check_writeback_left(bool with_connector)
+{
+	struct primepair_kms kms = {}, view = {};
+	struct primepair_output *o;
+	struct primepair_fb fb, wb;
+	drmModeAtomicReqPtr req;
+	uint32_t blob;
+	int plain;
+
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	igt_require_f(o->wb_connector_id, "no writeback connector\n");
+	primepair_disable_all(&kms);
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &fb);
+	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, &wb);
+	primepair_fb_fill_color(&fb, FILL);
+	req = drmModeAtomicAlloc();
+	igt_assert(req);
+	if (with_connector) {
+		igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+	} else {
+		/* The CRTC on for the writeback connector alone */
+		igt_assert_eq(drmModeCreatePropertyBlob(kms.fd, &o->mode,
+							sizeof(o->mode), &blob), 0);
+		primepair_add(kms.fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC,
+			      "MODE_ID", blob);
+		primepair_add(kms.fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC,
+			      "ACTIVE", 1);
+		primepair_add_plane(kms.fd, req, o->primary, o->crtc_id, &fb,
+				    0, 0, 0, 0, o->mode.hdisplay, o->mode.vdisplay);
+	}
+	primepair_writeback_capture_req(&kms, o, &wb, req);
+	drmModeAtomicFree(req);
+	if (!with_connector)
+		drmModeDestroyPropertyBlob(kms.fd, blob);
+	igt_assert_eq_u32(((uint32_t *)wb.map)[0] & 0xffffff, FILL & 0xffffff);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->wb_connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"), o->crtc_id);
+
+	/*
+	 * The trap: the CRTC keeps a connector that a client without the
+	 * cap cannot see, so cannot switch off (the capture client steps
+	 * down as master for it).
+	 */
+	igt_assert_eq(drmDropMaster(kms.fd), 0);
+	plain = open_plain();
+	igt_assert_eq(switch_off(plain, o), -EINVAL);
+	close(plain);
+
+	/* The capture client dies: the last file of the device closes. */
+	close(kms.fd);
+	munmap(fb.map, fb.size);
+	munmap(wb.map, wb.size);
+
+	primepair_kms_open(&view);
+	igt_assert_eq_u64(primepair_prop_value(view.fd, o->wb_connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"), 0);
+	igt_assert_eq_u64(primepair_prop_value(view.fd, o->crtc_id,
+					       DRM_MODE_OBJECT_CRTC, "ACTIVE"),
+			  with_connector);
+	igt_assert_eq_u64(primepair_prop_value(view.fd, o->connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"),
+			  with_connector ? o->crtc_id : 0);
+	close(view.fd);
+
+	plain = open_plain();
+	igt_assert_eq(switch_off(plain, o), 0);
+	close(plain);
+
+	primepair_summary_settle("buffers", 0);
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_fixture {
@@ -213,4 +330,12 @@ igt_main
 	igt_describe("Unbinding vdisplay under a client that flips while vrender renders into its buffers: the client gets ENODEV, nothing leaks");
 	igt_subtest("unbind-during-flips")
 		test_unbind_during_flips();
+
+	igt_describe("A writeback connector left attached by a client that exits is detached at last close, so a client without the writeback cap can switch the output off; the output stays on otherwise");
+	igt_subtest("writeback-left-at-close")
+		check_writeback_left(true);
+
+	igt_describe("A CRTC that only a writeback connector left at exit kept on is switched off at last close");
+	igt_subtest("writeback-only-left-at-close")
+		check_writeback_left(false);
 }
