@@ -502,6 +502,7 @@ static void vdisplay_teardown(struct vdisplay_device *vd)
 	primebuf_unregister_device(&vd->pdev->dev);
 }
 
+#ifdef PRIMEPAIR_HAVE_DRM_CLIENT
 /*
  * Detach, in @state, every writeback connector attached to a CRTC, and
  * switch off a CRTC that only a writeback connector kept on.  Returns
@@ -638,6 +639,26 @@ static const struct drm_client_funcs vdisplay_client_funcs = {
 	.restore = PRIMEPAIR_CLIENT_RESTORE(vdisplay_client_restore),
 };
 
+static void vdisplay_client_init(struct vdisplay_device *vd)
+{
+	int ret;
+
+	/* Released as drm_dev_unregister() unregisters the clients */
+	ret = drm_client_init(&vd->drm, &vd->client, "vdisplay",
+			      &vdisplay_client_funcs);
+	if (ret) {
+		drm_err(&vd->drm, "no client to tidy up at last close: %d\n", ret);
+		return;
+	}
+	drm_client_register(&vd->client);
+}
+#else
+/* The kernel has no in-kernel clients: nothing runs at last close. */
+static void vdisplay_client_init(struct vdisplay_device *vd)
+{
+}
+#endif
+
 static int vdisplay_probe(struct platform_device *pdev)
 {
 	const struct vdisplay_config *config = dev_get_platdata(&pdev->dev);
@@ -675,14 +696,7 @@ static int vdisplay_probe(struct platform_device *pdev)
 	ret = drm_dev_register(&vd->drm, 0);
 	if (ret)
 		goto out_clear_drvdata;
-
-	/* Released as drm_dev_unregister() unregisters the clients */
-	ret = drm_client_init(&vd->drm, &vd->client, "vdisplay",
-			      &vdisplay_client_funcs);
-	if (ret)
-		drm_err(&vd->drm, "no client to tidy up at last close: %d\n", ret);
-	else
-		drm_client_register(&vd->client);
+	vdisplay_client_init(vd);
 	return 0;
 
 out_clear_drvdata:

@@ -595,7 +595,8 @@ struct vdisplay_connector {
  * @encoders: the encoders, @config.nencoders of them in use
  * @connectors: the connectors, @config.nconnectors of them in use
  * @client: in-kernel client that tidies up after the last file closes
- *	(see vdisplay_client_restore())
+ *	(see vdisplay_client_restore()); unused where the kernel has no
+ *	in-kernel clients
  */
 struct vdisplay_device {
 	struct drm_device drm;

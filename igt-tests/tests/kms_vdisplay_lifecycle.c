@@ -25,6 +25,7 @@
 #include <drm_fourcc.h>
 
 #include "igt.h"
+#include "libprimepair.h"
 #include "primepair.h"
 #include "primepair_kms.h"
 #include "primepair_vrender.h"
@@ -203,6 +204,25 @@ static void test_unbind_during_flips(void)
 	igt_assert(bound());
 }
 
+/* Whether the DRM core lists an in-kernel client @name on @fd's device */
+static bool has_internal_client(int fd, const char *name)
+{
+	char path[256], buf[4096];
+	ssize_t n;
+	int dfd;
+
+	igt_assert_eq(pp_dri_debugfs_path(fd, "internal_clients", path,
+					  sizeof(path)), 0);
+	dfd = open(path, O_RDONLY);
+	if (dfd < 0)
+		return false;
+	n = read(dfd, buf, sizeof(buf) - 1);
+	close(dfd);
+	igt_assert_lte(0, n);
+	buf[n] = 0;
+	return strstr(buf, name) != NULL;
+}
+
 /* A client of vdisplay with the atomic cap but not the writeback one */
 static int open_plain(void)
 {
@@ -250,6 +270,8 @@ static void check_writeback_left(bool with_connector)
 	primepair_kms_open(&kms);
 	o = &kms.outputs[0];
 	igt_require_f(o->wb_connector_id, "no writeback connector\n");
+	igt_require_f(has_internal_client(kms.fd, "vdisplay"),
+		      "no in-kernel client (a kernel without CONFIG_DRM_CLIENT)\n");
 	primepair_disable_all(&kms);
 	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
 			    DRM_FORMAT_XRGB8888, &fb);

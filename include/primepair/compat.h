@@ -304,6 +304,16 @@ static inline int primepair_atomic_commit(struct drm_atomic_state *state)
 #endif
 
 /*
+ * 6.13 builds the DRM core's in-kernel clients only when CONFIG_DRM_CLIENT
+ * is selected (fbdev emulation selects it, on Debian's kernels; a kernel
+ * without it has no drm_client_init() and calls no client at last close).
+ * Before, they were always part of drm.ko.
+ */
+#if !PRIMEPAIR_KERNEL_AT_LEAST(6, 13) || IS_ENABLED(CONFIG_DRM_CLIENT)
+#define PRIMEPAIR_HAVE_DRM_CLIENT	1
+#endif
+
+/*
  * 6.19: &drm_client_funcs.restore takes @force, set to restore over a DRM
  * master (Debian's 6.12 has it from stable).  Drivers write the new
  * callback, define the old kernels' wrapper with
