@@ -579,6 +579,10 @@ static int vdisplay_detach_writeback(struct drm_atomic_commit *state)
  * leave every later one unable to switch the output off.  So detach the
  * writeback connectors, as fbdev emulation's restore does on drivers that
  * have it; the other outputs stay as the last client left them.
+ *
+ * @force asks a client to restore over a DRM master, for a console to
+ * show something in an emergency.  This client has nothing to show, so it
+ * never acts over a master: the connectors are then the master's.
  */
 static int vdisplay_client_restore(struct drm_client_dev *client, bool force)
 {
