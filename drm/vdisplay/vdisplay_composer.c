@@ -185,20 +185,73 @@ static void vdisplay_read_yuv(u64 *dst, const struct vdisplay_layer *l,
 		dst[i] = vdisplay_yuv_pixel(l, x, y);
 }
 
+/* Pixels gathered from a column at a time for one call of the reader */
+#define VDISPLAY_GATHER	64
+
+/*
+ * Copy @n pixels of @cpp bytes, each @stride bytes after the one before,
+ * to @raw, one after the other: a column of the framebuffer as a row.
+ */
+static void vdisplay_gather(u8 *raw, const u8 *src, ptrdiff_t stride,
+			    unsigned int cpp, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++, raw += cpp) {
+		const u8 *px = src + (ptrdiff_t)i * stride;
+
+		switch (cpp) {
+		case 2:
+			memcpy(raw, px, 2);
+			break;
+		case 4:
+			memcpy(raw, px, 4);
+			break;
+		case 8:
+			memcpy(raw, px, 8);
+			break;
+		default:
+			memcpy(raw, px, cpp);
+			break;
+		}
+	}
+}
+
 /*
  * Row @j of a rotated or reflected layer: its pixels are a line across
- * the framebuffer in any of four directions, read one at a time.
+ * the framebuffer in one of four directions.  Along a framebuffer row
+ * (0 or 180 degrees, reflected or not) they are read as a run, in
+ * reverse order when the line runs right to left.  Down or up a column
+ * (90 or 270 degrees) they are gathered a few dozen at a time, so that
+ * the format's reader is still called on runs and not on each pixel.
  */
 static void vdisplay_read_rotated(u64 *dst, const struct vdisplay_layer *l,
 				  int j, unsigned int n)
 {
+	const struct vdisplay_format *fmt = l->fmt;
 	int x = l->ox + j * l->jx, y = l->oy + j * l->jy;
-	unsigned int i;
+	const u8 *p = (const u8 *)l->vaddr + (size_t)y * l->pitch;
+	ptrdiff_t stride = (ptrdiff_t)l->iy * l->pitch;
+	u64 raw[VDISPLAY_GATHER];
+	unsigned int i, k;
 
-	for (i = 0; i < n; i++, x += l->ix, y += l->iy)
-		l->fmt->read_row(&dst[i], (const u8 *)l->vaddr +
-				 (size_t)y * l->pitch + (size_t)x * l->fmt->cpp,
-				 1);
+	if (!l->iy) {
+		if (l->ix > 0) {
+			fmt->read_row(dst, p + (size_t)x * fmt->cpp, n);
+			return;
+		}
+		fmt->read_row(dst, p + (size_t)(x + 1 - (int)n) * fmt->cpp, n);
+		for (i = 0; i < n / 2; i++)
+			swap(dst[i], dst[n - 1 - i]);
+		return;
+	}
+	p += (size_t)x * fmt->cpp;
+	for (i = 0; i < n; i += k) {
+		k = min_t(unsigned int, n - i, VDISPLAY_GATHER);
+		vdisplay_gather((u8 *)raw, p + (ptrdiff_t)i * stride, stride,
+				fmt->cpp, k);
+		fmt->read_row(&dst[i], raw, k);
+	}
 }
 
 /* Pixel @k of the destination along axis @a (see struct vdisplay_axis) */

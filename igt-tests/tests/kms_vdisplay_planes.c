@@ -1276,6 +1276,10 @@ static void show_rotated(struct ctx *c, uint32_t plane, struct primepair_fb *fb,
  */
 static void test_rotation(struct ctx *c)
 {
+	static const uint32_t rot_formats[] = {
+		DRM_FORMAT_RGB565, DRM_FORMAT_BGR888, DRM_FORMAT_XRGB8888,
+		DRM_FORMAT_XRGB16161616,
+	};
 	static const uint32_t rots[] = { ROT_0, ROT_90, ROT_180, ROT_270 };
 	static const uint32_t refl[] = { 0, REFLECT_X, REFLECT_Y,
 					 REFLECT_X | REFLECT_Y };
@@ -1300,6 +1304,33 @@ static void test_rotation(struct ctx *c)
 				     50, rots[r] | refl[f], fb_pixel, &fb);
 			check(c, 0);
 		}
+
+	/*
+	 * Each size of pixel the rotated reader moves (2, 3, 4 and 8 bytes),
+	 * in a framebuffer wider and taller than the run it reads at once,
+	 * in each direction it reads one: along rows both ways, down and up
+	 * columns.
+	 */
+	for (unsigned int i = 0; i < ARRAY_SIZE(rot_formats); i++) {
+		struct primepair_fb big;
+
+		primepair_fb_create(c->kms.fd, 200, 150, rot_formats[i], &big);
+		primepair_fb_fill_random(&big, 15 + i);
+		for (unsigned int r = 0; r < ARRAY_SIZE(rots); r++) {
+			uint32_t rot = rots[r] | (r & 2 ? REFLECT_Y : REFLECT_X);
+
+			igt_debug("%.4s rotation 0x%x\n",
+				  (const char *)&rot_formats[i], rot);
+			ref_clear(c);
+			primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0, 0,
+					    0, c->w, c->h, 0xffff,
+					    PRIMEPAIR_BLEND_PREMULTI);
+			show_rotated(c, c->o->overlays[0], &big, 17, 9, 3, 5,
+				     190, 140, rot, fb_pixel, &big);
+			check(c, 0);
+		}
+		primepair_fb_destroy(c->kms.fd, &big);
+	}
 
 	/* The overlay off again, the cursor rotated over the background */
 	primepair_fb_create(c->kms.fd, 64, 64, DRM_FORMAT_XRGB8888, &cur);
