@@ -10,9 +10,13 @@
  * a writeback job waits for a frame.
  *
  * The scene points into framebuffers vmapped by the plane states of the
- * CRTC's current state.  A following commit replaces the scene at its flush,
- * under @compose_lock, before its cleanup_planes vunmaps the old ones, so
- * the worker never reads a mapping that is gone.
+ * CRTC's current state.  A following commit replaces the scene at its
+ * flush, under @scene_lock, without waiting for a frame being composed;
+ * the worker takes the newest scene when it starts a frame, and holds
+ * @compose_lock while it composes.  The commit's cleanup_planes takes
+ * @compose_lock before it vunmaps the old framebuffers, so the worker
+ * never reads a mapping that is gone, and a slow frame delays only the
+ * release of the old buffers, never the new frame's flush or its event.
  *
  * The composed image is kept.  A commit that changes nothing but what is
  * in its planes' framebuffers, and says where with FB_DAMAGE_CLIPS, has
@@ -506,6 +510,19 @@ static void vdisplay_compose_rows(struct vdisplay_output *out, int y1, int y2)
 		vdisplay_apply_gamma(rows, npixels, f);
 }
 
+/*
+ * What the commits since the last composition changed, as the worker
+ * takes it from the scene's side: @full, something the damage does not
+ * describe; @committed, that there were any; @y1 to @y2, the rows their
+ * FB_DAMAGE_CLIPS cover.
+ */
+struct vdisplay_damage {
+	bool full;
+	bool committed;
+	int y1;
+	int y2;
+};
+
 /* Add rows @y1 to @y2 to the range *@r1 to *@r2 (empty if not r1 < r2). */
 static void vdisplay_rows_add(int *r1, int *r2, int y1, int y2)
 {
@@ -535,11 +552,16 @@ static void vdisplay_rows_add(int *r1, int *r2, int y1, int y2)
  * what the previous frame showed there until a frame is composed in full.
  * The writeback and the CRC read the whole image all the same.
  *
+ * The worker takes the damage from the scene's side (struct
+ * vdisplay_damage) when it takes the scene: @d says whether commits came
+ * since the last composition and what rows they damaged.
+ *
  * With @crc, the CRC of every row is kept up to date too (see
  * vdisplay_frame_crc()): a row composed again is compared with what it
  * held, and only a row that changed is read for its CRC once more.
  */
-static void vdisplay_compose(struct vdisplay_output *out, bool crc)
+static void vdisplay_compose(struct vdisplay_output *out, bool crc,
+			     const struct vdisplay_damage *d)
 {
 	const struct vdisplay_frame *f = &out->frame;
 	size_t row_bytes = (size_t)f->width * sizeof(u64);
@@ -549,9 +571,11 @@ static void vdisplay_compose(struct vdisplay_output *out, bool crc)
 
 	lockdep_assert_held(&out->compose_lock);
 
-	if (out->image_valid && out->committed) {
-		y1 = max(out->damage_y1, 0);
-		y2 = min_t(int, out->damage_y2, f->height);
+	if (d->full)
+		out->image_valid = false;
+	if (out->image_valid && d->committed) {
+		y1 = max(d->y1, 0);
+		y2 = min_t(int, d->y2, f->height);
 	}
 	if (out->row_crc_width != f->width || out->row_crc_height != f->height)
 		out->row_crc_valid = false;
@@ -573,9 +597,6 @@ static void vdisplay_compose(struct vdisplay_output *out, bool crc)
 	out->row_crc_width = f->width;
 	out->row_crc_height = f->height;
 	out->image_valid = true;
-	out->committed = false;
-	out->damage_y1 = 0;
-	out->damage_y2 = 0;
 }
 
 static void vdisplay_write_back(struct vdisplay_output *out,
@@ -658,7 +679,7 @@ static void vdisplay_wb_take_cancelled(struct vdisplay_output *out,
 {
 	struct vdisplay_wb_target *t, *tmp;
 
-	lockdep_assert_held(&out->compose_lock);
+	lockdep_assert_held(&out->scene_lock);
 
 	list_for_each_entry_safe(t, tmp, &out->wb_pending, node) {
 		if (!t->error)
@@ -770,13 +791,69 @@ static void vdisplay_crc_report(struct vdisplay_output *out, u64 seq, u32 crc,
 		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
 }
 
+/*
+ * Take the last committed scene into @out->frame, and the first waiting
+ * writeback target.  When the frame is to be composed, also take the
+ * damage the commits since the last composition left, into @d.
+ */
+static struct vdisplay_wb_target *
+vdisplay_take_scene(struct vdisplay_output *out, bool crc_enabled,
+		    struct list_head *done, struct vdisplay_damage *d,
+		    bool *compose)
+{
+	struct vdisplay_wb_target *wb;
+
+	lockdep_assert_held(&out->compose_lock);
+
+	mutex_lock(&out->scene_lock);
+	if (out->scene_new) {
+		out->frame = out->scene;
+		out->scene_new = false;
+	}
+	vdisplay_wb_take_cancelled(out, done);
+	wb = list_first_entry_or_null(&out->wb_pending,
+				      struct vdisplay_wb_target, node);
+	*compose = out->frame.active && (crc_enabled || wb);
+	if (*compose) {
+		d->full = out->scene_full;
+		d->committed = out->committed;
+		d->y1 = out->damage_y1;
+		d->y2 = out->damage_y2;
+		out->scene_full = false;
+		out->committed = false;
+		out->damage_y1 = 0;
+		out->damage_y2 = 0;
+	}
+	mutex_unlock(&out->scene_lock);
+	return wb;
+}
+
+/* @wb was served, or failed with @error: move it to @done. */
+static void vdisplay_wb_done(struct vdisplay_output *out,
+			     struct vdisplay_wb_target *wb, int error,
+			     struct list_head *done)
+{
+	mutex_lock(&out->scene_lock);
+	if (error)
+		wb->error = error;
+	list_move_tail(&wb->node, done);
+	vdisplay_wb_take_cancelled(out, done);
+	mutex_unlock(&out->scene_lock);
+}
+
+/*
+ * The worker holds @compose_lock for the whole composition, and the
+ * scene's lock only while it takes the scene: a commit's flush hands a
+ * new scene over meanwhile without waiting for the frame to finish.
+ */
 void vdisplay_compose_work(struct work_struct *work)
 {
 	struct vdisplay_output *out = container_of(work, struct vdisplay_output,
 						   compose_work);
+	struct vdisplay_damage damage;
 	struct vdisplay_wb_target *wb;
 	LIST_HEAD(done);
-	bool crc_enabled;
+	bool crc_enabled, compose;
 	u32 crc = 0, gen;
 	u64 seq;
 
@@ -787,10 +864,8 @@ void vdisplay_compose_work(struct work_struct *work)
 	spin_unlock_irq(&out->frame_lock);
 
 	mutex_lock(&out->compose_lock);
-	vdisplay_wb_take_cancelled(out, &done);
-	wb = list_first_entry_or_null(&out->wb_pending,
-				      struct vdisplay_wb_target, node);
-	if (!out->frame.active || (!crc_enabled && !wb)) {
+	wb = vdisplay_take_scene(out, crc_enabled, &done, &damage, &compose);
+	if (!compose) {
 		mutex_unlock(&out->compose_lock);
 		vdisplay_wb_signal_done(out, &done);
 		return;
@@ -799,24 +874,25 @@ void vdisplay_compose_work(struct work_struct *work)
 	 * A job's commit reserved its frame's size, but a modeset since
 	 * (with a CRC reader) may want more.  No frame, no CRC: the job
 	 * this frame was for fails rather than waits for memory forever.
+	 * The image is composed in full the next time.
 	 */
 	if (!vdisplay_image_reserve(out, vdisplay_frame_image_bytes(out))) {
 		drm_dbg_kms(out->crtc.dev, "[CRTC:%d] no memory to compose %ux%u\n",
 			    out->crtc.base.id, out->frame.width,
 			    out->frame.height);
-		if (wb) {
-			wb->error = -ENOMEM;
-			vdisplay_wb_take_cancelled(out, &done);
-		}
+		if (wb)
+			vdisplay_wb_done(out, wb, -ENOMEM, &done);
 		mutex_unlock(&out->compose_lock);
 		vdisplay_wb_signal_done(out, &done);
 		return;
 	}
 
-	vdisplay_compose(out, crc_enabled);
+	vdisplay_compose(out, crc_enabled, &damage);
 	if (crc_enabled)
 		crc = vdisplay_frame_crc(out);
 	if (wb) {
+		int error = 0;
+
 		/*
 		 * The atomic check matched the framebuffer to the mode of its
 		 * commit; a later modeset cancels the waiting targets.  Never
@@ -826,9 +902,8 @@ void vdisplay_compose_work(struct work_struct *work)
 		    wb->height == out->frame.height)
 			vdisplay_write_back(out, wb);
 		else
-			wb->error = -EIO;
-		list_move_tail(&wb->node, &done);
-		vdisplay_wb_take_cancelled(out, &done);
+			error = -EIO;
+		vdisplay_wb_done(out, wb, error, &done);
 	}
 	mutex_unlock(&out->compose_lock);
 
@@ -1066,18 +1141,20 @@ static void vdisplay_gamma_from_state(struct vdisplay_frame *f,
 /*
  * Build the scene from the planes of the CRTC's current state, sorted by
  * normalized zpos, and take the state's colour pipeline.  Both callers
- * run before the old framebuffers' mappings are cleaned up, so the scene
- * never points at a released mapping.
+ * run before the old framebuffers' mappings are cleaned up, and the
+ * cleanup waits for a composition still reading an older scene
+ * (vdisplay_composer_release()), so no scene is read after its mappings
+ * are released.
  */
 static void vdisplay_composer_build(struct vdisplay_output *out)
 {
 	struct drm_crtc_state *crtc_state = out->crtc.state;
 	struct vdisplay_layer *layers[VDISPLAY_MAX_LAYERS] = {};
-	struct vdisplay_frame *f = &out->frame;
+	struct vdisplay_frame *f = &out->scene;
 	struct drm_plane *plane;
 	unsigned int i, n;
 
-	lockdep_assert_held(&out->compose_lock);
+	lockdep_assert_held(&out->scene_lock);
 	f->active = crtc_state->active;
 	f->width = crtc_state->mode.hdisplay;
 	f->height = crtc_state->mode.vdisplay;
@@ -1101,6 +1178,7 @@ static void vdisplay_composer_build(struct vdisplay_output *out)
 
 	vdisplay_degamma_ctm_from_state(f, crtc_state);
 	vdisplay_gamma_from_state(f, crtc_state);
+	out->scene_new = true;
 }
 
 /**
@@ -1110,14 +1188,14 @@ static void vdisplay_composer_build(struct vdisplay_output *out)
  *
  * The update carries no damage: the next frame is composed in full.
  *
- * Context: @out->compose_lock held, by the asynchronous cursor update
+ * Context: @out->scene_lock held, by the asynchronous cursor update
  * under the modeset locks; it orders the update, the commits' flushes and
- * the worker.
+ * the worker taking the scene.
  */
 void vdisplay_composer_update_locked(struct vdisplay_output *out)
 {
-	lockdep_assert_held(&out->compose_lock);
-	out->image_valid = false;
+	lockdep_assert_held(&out->scene_lock);
+	out->scene_full = true;
 	vdisplay_composer_build(out);
 }
 
@@ -1131,22 +1209,25 @@ void vdisplay_composer_update_locked(struct vdisplay_output *out)
  * or no plane of it had damage clips: then the next frame is composed in
  * full.
  *
+ * The scene is handed over without waiting for a frame being composed:
+ * the worker takes it when it starts the next one.
+ *
  * Context: the commit's tail, from the CRTC's atomic_flush (which holds
  * no modeset lock in a nonblocking commit), after the planes' updates.
- * Takes @out->compose_lock.
+ * Takes @out->scene_lock.
  */
 void vdisplay_composer_update(struct vdisplay_output *out)
 {
 	const struct drm_crtc_state *crtc_state = out->crtc.state;
-	const struct vdisplay_frame *f = &out->frame;
+	const struct vdisplay_frame *f = &out->scene;
 
-	mutex_lock(&out->compose_lock);
+	mutex_lock(&out->scene_lock);
 	if (out->commit_full || !out->commit_clips ||
 	    crtc_state->active != f->active ||
 	    crtc_state->mode.hdisplay != f->width ||
 	    crtc_state->mode.vdisplay != f->height ||
 	    crtc_state->color_mgmt_changed)
-		out->image_valid = false;
+		out->scene_full = true;
 	vdisplay_rows_add(&out->damage_y1, &out->damage_y2, out->commit_y1,
 			  out->commit_y2);
 	out->committed = true;
@@ -1155,6 +1236,25 @@ void vdisplay_composer_update(struct vdisplay_output *out)
 	out->commit_y1 = 0;
 	out->commit_y2 = 0;
 	vdisplay_composer_build(out);
+	mutex_unlock(&out->scene_lock);
+}
+
+/**
+ * vdisplay_composer_release() - wait until no composition reads a scene
+ * older than the last one handed over
+ * @out: the output a plane state leaving it showed on
+ *
+ * A flush hands the composer a new scene without waiting for the frame
+ * being composed, which may still read the framebuffers of the states
+ * the commit replaced.  Their cleanup calls this before it releases
+ * their mappings: a composition started after the flush reads the new
+ * scene, and one started before holds @out->compose_lock until it ends.
+ *
+ * Context: process context, from cleanup_fb.  Takes @out->compose_lock.
+ */
+void vdisplay_composer_release(struct vdisplay_output *out)
+{
+	mutex_lock(&out->compose_lock);
 	mutex_unlock(&out->compose_lock);
 }
 
@@ -1172,7 +1272,7 @@ void vdisplay_composer_update(struct vdisplay_output *out)
  * is shown on, any other plane's its whole destination.
  *
  * Context: the commit's tail, from the plane's atomic_update, before the
- * CRTC's flush.  Takes @out->compose_lock.
+ * CRTC's flush.  Takes @out->scene_lock.
  */
 void vdisplay_composer_damage_plane(struct vdisplay_output *out,
 				    const struct drm_plane_state *old_state,
@@ -1188,7 +1288,7 @@ void vdisplay_composer_damage_plane(struct vdisplay_output *out,
 		(new_state->rotation != DRM_MODE_ROTATE_0 ||
 		 vdisplay_plane_scaled(new_state, &src, &whole_dst));
 
-	mutex_lock(&out->compose_lock);
+	mutex_lock(&out->scene_lock);
 	if (drm_plane_get_damage_clips_count(new_state))
 		out->commit_clips = true;
 	drm_atomic_helper_damage_iter_init(&iter, old_state, new_state);
@@ -1201,7 +1301,7 @@ void vdisplay_composer_damage_plane(struct vdisplay_output *out,
 		}
 		vdisplay_rows_add(&out->commit_y1, &out->commit_y2, y1, y2);
 	}
-	mutex_unlock(&out->compose_lock);
+	mutex_unlock(&out->scene_lock);
 }
 
 /**
@@ -1211,13 +1311,13 @@ void vdisplay_composer_damage_plane(struct vdisplay_output *out,
  * The next frame after the CRTC's flush is composed in full.
  *
  * Context: the commit's tail, from a plane's atomic_update, before the
- * CRTC's flush.  Takes @out->compose_lock.
+ * CRTC's flush.  Takes @out->scene_lock.
  */
 void vdisplay_composer_damage_all(struct vdisplay_output *out)
 {
-	mutex_lock(&out->compose_lock);
+	mutex_lock(&out->scene_lock);
 	out->commit_full = true;
-	mutex_unlock(&out->compose_lock);
+	mutex_unlock(&out->scene_lock);
 }
 
 /**
@@ -1240,12 +1340,12 @@ void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 {
 	bool cancelled;
 
-	mutex_lock(&out->compose_lock);
-	target->armed = out->frame.active && !drm_crtc_vblank_get(&out->crtc);
+	mutex_lock(&out->scene_lock);
+	target->armed = out->scene.active && !drm_crtc_vblank_get(&out->crtc);
 	target->error = target->armed ? 0 : -EIO;
 	cancelled = !target->armed;
 	list_add_tail(&target->node, &out->wb_pending);
-	mutex_unlock(&out->compose_lock);
+	mutex_unlock(&out->scene_lock);
 
 	/* Once queued, the worker may complete and free @target at once. */
 	if (cancelled)
@@ -1267,10 +1367,10 @@ void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out)
 
 	flush_work(&out->compose_work);
 
-	mutex_lock(&out->compose_lock);
+	mutex_lock(&out->scene_lock);
 	list_for_each_entry(t, &out->wb_pending, node)
 		t->error = -EIO;
-	mutex_unlock(&out->compose_lock);
+	mutex_unlock(&out->scene_lock);
 
 	queue_work(out->vd->composer_wq, &out->compose_work);
 	flush_work(&out->compose_work);
@@ -1327,6 +1427,7 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 {
 	struct vdisplay_output *out = crtc_to_output(crtc);
 	bool enabled, was_enabled, reserved;
+	size_t bytes;
 	int ret;
 
 	ret = vdisplay_crc_parse_source(source, &enabled);
@@ -1344,9 +1445,12 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 	 * The reader pays for the image of the current mode.
 	 */
 	if (enabled) {
+		mutex_lock(&out->scene_lock);
+		bytes = vdisplay_image_bytes(out->scene.width,
+					     out->scene.height);
+		mutex_unlock(&out->scene_lock);
 		mutex_lock(&out->compose_lock);
-		reserved = vdisplay_image_reserve(out,
-						  vdisplay_frame_image_bytes(out));
+		reserved = vdisplay_image_reserve(out, bytes);
 		mutex_unlock(&out->compose_lock);
 		if (!reserved)
 			return -ENOMEM;

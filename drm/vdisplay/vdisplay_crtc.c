@@ -446,8 +446,8 @@ static void vdisplay_crtc_atomic_flush(struct drm_crtc *crtc,
 		if (crtc_state->async_flip) {
 			/*
 			 * A tearing flip does not wait for the vblank: the
-			 * composer already reads the new framebuffers, so the
-			 * flip is done.
+			 * composer has the new framebuffers, and the next
+			 * frame it starts reads them, so the flip is done.
 			 */
 			spin_lock_irq(&crtc->dev->event_lock);
 			drm_crtc_send_vblank_event(crtc, crtc_state->event);
@@ -524,6 +524,7 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 		      HRTIMER_MODE_ABS);
 	spin_lock_init(&out->vblank_lock);
 	spin_lock_init(&out->frame_lock);
+	mutex_init(&out->scene_lock);
 	mutex_init(&out->compose_lock);
 	INIT_LIST_HEAD(&out->wb_pending);
 	INIT_WORK(&out->compose_work, vdisplay_compose_work);

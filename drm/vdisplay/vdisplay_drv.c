@@ -22,8 +22,9 @@
  * its attachment, and the scanout's DMA mapping of that attachment is what
  * makes primebuf move the pages to contiguous memory when vdisplay has
  * contiguous=1.  The composer never holds a reference: it reads through
- * the current plane states' vmaps under the output's compose_lock, and a
- * commit replaces its scene before releasing the old states.
+ * the plane states' vmaps under the output's compose_lock, and a commit
+ * replaces its scene, then waits for that lock before it releases the
+ * old states' mappings.
  */
 
 #include <linux/dma-mapping.h>

@@ -489,23 +489,20 @@ struct vdisplay_frame {
  *	composed before the latest switch is not reported
  * @crc_seq: vblank sequence of the last CRC reported
  * @crc_seq_valid: @crc_seq is set, since the CRC source was last switched
- * @compose_lock: protects @frame, @wb_pending, @image, @image_size, the
- *	damage and CRC fields below; taken by the commit (plane update, flush,
- *	writeback) and the worker
- * @frame: scene of the last committed state
+ * @scene_lock: protects @scene, @scene_new, @scene_full, @wb_pending and
+ *	the damage fields below; taken by the commit (plane update, flush,
+ *	writeback, asynchronous cursor update) and, briefly, by the worker,
+ *	which takes it inside @compose_lock; never held while composing
+ * @scene: the scene of the last committed state, built at each flush
+ * @scene_new: @scene changed since the worker last took it into @frame
+ * @scene_full: a change the damage does not describe was committed since
+ *	the worker last took the damage: compose the next frame in full
  * @wb_pending: writeback targets in the order their jobs were queued on
  *	@wb (DRM core signals the oldest job first); only the worker
  *	completes them, so the two queues stay in step
- * @image: the composed frame, 16 bits per channel (see vdisplay_px()),
- *	@frame.width x @frame.height, followed by two lines of scratch (the
- *	row readers' and the CRC's), a line of XRGB8888 for the CRC, and
- *	the CRC of each row
- * @image_size: bytes allocated at @image
- * @image_valid: @image is the composition of @frame, except in the rows
- *	from @damage_y1 to @damage_y2, as far as the damage clients
- *	declared tells; cleared by any change the damage does not describe
- * @committed: a commit was flushed since the last composition
- * @damage_y1: first CRTC row that changed since the last composition
+ * @committed: a commit was flushed since the worker last took the damage
+ * @damage_y1: first CRTC row that changed since the worker last took the
+ *	damage
  * @damage_y2: the row after the last one; no row changed if not above
  *	@damage_y1
  * @commit_full: the commit being applied changes more than the contents
@@ -513,6 +510,19 @@ struct vdisplay_frame {
  * @commit_clips: a plane of the commit being applied has FB_DAMAGE_CLIPS
  * @commit_y1: first CRTC row the commit being applied damages
  * @commit_y2: the row after its last one
+ * @compose_lock: protects @frame, @image, @image_size, @image_valid and
+ *	the CRC fields below; held by the worker for a whole composition.
+ *	A commit's flush does not take it, so a slow frame never holds a
+ *	commit back; cleanup_fb takes it before it releases a mapping an
+ *	older scene may point at (vdisplay_composer_release())
+ * @frame: the scene the worker composes, taken from @scene
+ * @image: the composed frame, 16 bits per channel (see vdisplay_px()),
+ *	@frame.width x @frame.height, followed by two lines of scratch (the
+ *	row readers' and the CRC's), a line of XRGB8888 for the CRC, and
+ *	the CRC of each row
+ * @image_size: bytes allocated at @image
+ * @image_valid: @image is the composition of @frame, except in the rows
+ *	the damage names, as far as the damage clients declared tells
  * @row_crc_valid: the row CRCs at the end of @image's allocation hold
  *	crc32_le() from 0 of each row, as XRGB8888, of a @row_crc_width x
  *	@row_crc_height image
@@ -545,12 +555,11 @@ struct vdisplay_output {
 	u64 crc_seq;
 	bool crc_seq_valid;
 
-	struct mutex compose_lock;	/* see the kernel-doc above */
-	struct vdisplay_frame frame;
+	struct mutex scene_lock;	/* see the kernel-doc above */
+	struct vdisplay_frame scene;
+	bool scene_new;
+	bool scene_full;
 	struct list_head wb_pending;
-	u64 *image;
-	size_t image_size;
-	bool image_valid;
 	bool committed;
 	int damage_y1;
 	int damage_y2;
@@ -558,6 +567,12 @@ struct vdisplay_output {
 	bool commit_clips;
 	int commit_y1;
 	int commit_y2;
+
+	struct mutex compose_lock;	/* see the kernel-doc above */
+	struct vdisplay_frame frame;
+	u64 *image;
+	size_t image_size;
+	bool image_valid;
 	bool row_crc_valid;
 	u32 row_crc_width;
 	u32 row_crc_height;
@@ -738,6 +753,7 @@ int vdisplay_writeback_init(struct vdisplay_device *vd,
 
 /* Composer and CRC */
 void vdisplay_composer_update(struct vdisplay_output *out);
+void vdisplay_composer_release(struct vdisplay_output *out);
 void vdisplay_composer_update_locked(struct vdisplay_output *out);
 void vdisplay_composer_damage_plane(struct vdisplay_output *out,
 				    const struct drm_plane_state *old_state,

@@ -279,6 +279,9 @@ static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
 	if (!state->fb || iosys_map_is_null(&vs->map[0]))
 		return;
 
+	/* A frame being composed may still read the scene it was in. */
+	if (state->crtc)
+		vdisplay_composer_release(crtc_to_output(state->crtc));
 	drm_gem_fb_vunmap(state->fb, vs->map);
 	memset(vs->map, 0, sizeof(vs->map));
 	memset(vs->data, 0, sizeof(vs->data));
@@ -392,10 +395,11 @@ bool vdisplay_cursor_toggle_async(struct drm_atomic_commit *state)
 /*
  * The current state takes the new position, framebuffer and CRTC; the new
  * state takes the old framebuffer and its mappings, which the helpers
- * clean up once the composer has its new scene.  The other planes of a
- * cursor toggle are unchanged and keep their state.  The swap is made
- * under the compose lock, so a page flip's flush, which builds the scene
- * from the current states, sees the cursor either before or after it.
+ * clean up once the composer is done with the old scene.  The other
+ * planes of a cursor toggle are unchanged and keep their state.  The swap
+ * is made under the scene lock, so a page flip's flush, which builds the
+ * scene from the current states, sees the cursor either before or after
+ * it.
  */
 static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 					       struct drm_atomic_commit *state)
@@ -412,7 +416,7 @@ static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 		return;
 
 	out = crtc_to_output(new_state->crtc ?: cur_state->crtc);
-	mutex_lock(&out->compose_lock);
+	mutex_lock(&out->scene_lock);
 	swap(cur_state->fb, new_state->fb);
 	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
 		swap(cur->sgt[i], vnew->sgt[i]);
@@ -444,7 +448,7 @@ static void vdisplay_plane_atomic_async_update(struct drm_plane *plane,
 		swap(cur_state->crtc, new_state->crtc);
 	}
 	vdisplay_composer_update_locked(out);
-	mutex_unlock(&out->compose_lock);
+	mutex_unlock(&out->scene_lock);
 }
 
 static const struct drm_plane_helper_funcs vdisplay_plane_helper_funcs = {

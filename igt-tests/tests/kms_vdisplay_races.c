@@ -20,6 +20,12 @@
  * the device then serves the next client, whose picture reaches the
  * screen.
  *
+ * The same race with a CRC reader on has the composer blend a frame at
+ * every vblank: a flip then hands the composer its new scene while a
+ * frame of the old one, which reads the framebuffer being removed, may
+ * still be composed.  The old framebuffer's mapping must outlive that
+ * frame (a use after vunmap would oops, or be reported by KASAN).
+ *
  * Legacy cursor calls (show, move, hide) race page flips: vdisplay
  * applies them at once, in place of the current plane state, while the
  * flips' commits run.  Nothing may warn (the kernel log is checked by the runner).
@@ -183,11 +189,38 @@ static void *destroyer(void *arg)
 	return NULL;
 }
 
-static void test_flip_vs_rmfb(void)
+/* Reads CRC entries until told to stop, so that the composer runs */
+struct crc_reader {
+	struct primepair_crc crc;
+	atomic_bool stop;
+	atomic_ulong entries;
+	atomic_int error;
+};
+
+static void *crc_reader(void *arg)
+{
+	struct crc_reader *c = arg;
+	char line[64];
+
+	while (!atomic_load(&c->stop)) {
+		ssize_t n = read(c->crc.data_fd, line, sizeof(line));
+
+		if (n != 23) {
+			atomic_store(&c->error, n < 0 ? errno : EIO);
+			break;
+		}
+		atomic_fetch_add(&c->entries, 1);
+	}
+	return NULL;
+}
+
+static void test_flip_vs_rmfb(bool composing)
 {
 	struct primepair_kms kms;
 	struct primepair_output *o;
 	struct primepair_fb stable;
+	struct crc_reader crc = {};
+	pthread_t crc_thread;
 	struct rmfb_race r = {};
 	unsigned long flips = 0, gone = 0, off = 0, busy = 0;
 	unsigned int events = 0;
@@ -200,6 +233,11 @@ static void test_flip_vs_rmfb(void)
 			    DRM_FORMAT_XRGB8888, &stable);
 	primepair_fb_fill_color(&stable, STABLE_COLOR);
 	igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
+	if (composing) {
+		primepair_crc_start(&kms, o, &crc.crc);
+		igt_assert_eq(pthread_create(&crc_thread, NULL, crc_reader,
+					     &crc), 0);
+	}
 
 	r.kms = &kms;
 	r.o = o;
@@ -243,6 +281,15 @@ static void test_flip_vs_rmfb(void)
 	}
 	atomic_store(&r.stop, true);
 	igt_assert_eq(pthread_join(t, NULL), 0);
+	if (composing) {
+		atomic_store(&crc.stop, true);
+		igt_assert_eq(pthread_join(crc_thread, NULL), 0);
+		primepair_crc_stop(&crc.crc);
+		igt_info("%lu CRCs read\n", atomic_load(&crc.entries));
+		igt_assert_eq(atomic_load(&crc.error), 0);
+		/* CRCs, and so compositions, went on through the race */
+		igt_assert_lt_u64(RACE_SECONDS * 10, atomic_load(&crc.entries));
+	}
 	igt_info("%lu flips, %lu to removed framebuffers, %lu primary off, %lu busy; %lu framebuffers removed\n",
 		 flips, gone, off, busy, atomic_load(&r.removed));
 	igt_assert_eq_u64(atomic_load(&r.unexpected), 0);
@@ -676,7 +723,11 @@ igt_main
 {
 	igt_describe("Page flips and atomic commits racing RmFB and GEM_CLOSE of the framebuffer they flip to: an event per accepted flip, documented errnos otherwise");
 	igt_subtest("flip-vs-rmfb")
-		test_flip_vs_rmfb();
+		test_flip_vs_rmfb(false);
+
+	igt_describe("The same race with the CRC source on, so that the composer reads each framebuffer while flips replace it: the old one stays mapped until the frame reading it is composed");
+	igt_subtest("flip-vs-rmfb-composing")
+		test_flip_vs_rmfb(true);
 
 	igt_describe("Legacy cursor shows, moves and hides, applied at once, racing page flips: every call succeeds, every flip delivers its event, nothing leaks");
 	igt_subtest("cursor-vs-flips")
