@@ -9,6 +9,9 @@
  *   planes     the same, an ARGB8888 overlay of 960x540 at half alpha and
  *              a 64x64 ARGB8888 cursor
  *   yuv        the primary plane and an NV12 overlay of 960x540 on it
+ *   rotated    the primary plane turned by 180 degrees, and by 90 (from a
+ *              1080x1920 framebuffer), where the plane has a rotation
+ *              property
  *   writeback  the primary plane, and a writeback job every frame
  *   damage     the primary plane committed every frame after new contents
  *              in 64 of its rows, which FB_DAMAGE_CLIPS name; and the same
@@ -70,6 +73,8 @@
 static const char *device;
 static unsigned int frames = 60;
 static unsigned int hz = 15;
+/* The primary plane's rotation in the scenes that follow, when not 0 */
+static uint64_t primary_rotation;
 
 /* Busy CPU time of the whole guest so far, in ns */
 static int64_t busy_ns(void)
@@ -94,7 +99,7 @@ struct kms {
 	uint32_t crtc, conn, wb_conn;
 	uint32_t primary, overlay, cursor;
 	uint32_t mode_blob;
-	struct pp_fb fb[2], over, curs, wb, nv12;
+	struct pp_fb fb[2], over, curs, wb, nv12, tall;
 };
 
 static void add(struct kms *k, drmModeAtomicReqPtr req, uint32_t id,
@@ -285,7 +290,17 @@ static void commit_scene(struct kms *k, const struct pp_fb *fb,
 	add(k, req, k->conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", k->crtc);
 	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "MODE_ID", k->mode_blob);
 	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
-	add_plane(k, req, k->primary, fb, 0, 0);
+	if (primary_rotation & DRM_MODE_ROTATE_90) {
+		/* The tall framebuffer, turned to cover the screen */
+		add_plane(k, req, k->primary, &k->tall, 0, 0);
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "CRTC_W", WIDTH);
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "CRTC_H", HEIGHT);
+	} else {
+		add_plane(k, req, k->primary, fb, 0, 0);
+	}
+	if (primary_rotation)
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "rotation",
+		    primary_rotation);
 	if (k->overlay)
 		add_plane(k, req, k->overlay, over, WIDTH / 4, HEIGHT / 4);
 	if (k->cursor)
@@ -700,6 +715,17 @@ static void show_pipeline_scene(struct kms *k, const char *what,
 	set_pipeline(k, p, false, false);
 }
 
+/* The primary plane alone, turned by @rotation */
+static void show_rotated_scene(struct kms *k, const char *what,
+			       uint64_t rotation)
+{
+	primary_rotation = rotation;
+	show_crc_scene(k, what, NULL, false);
+	primary_rotation = DRM_MODE_ROTATE_0;
+	commit_scene(k, &k->fb[0], NULL, false);
+	primary_rotation = 0;
+}
+
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -763,6 +789,13 @@ int main(int argc, char **argv)
 		printf("  + NV12 overlay     (no NV12 framebuffers)\n");
 	else
 		printf("  + NV12 overlay     (no overlay plane)\n");
+	if (pp_prop_id(k.fd, k.primary, DRM_MODE_OBJECT_PLANE, "rotation")) {
+		new_fb(&k, &k.tall, HEIGHT, WIDTH, DRM_FORMAT_XRGB8888, 0xff, 9);
+		show_rotated_scene(&k, "primary, 180", DRM_MODE_ROTATE_180);
+		show_rotated_scene(&k, "primary, 90", DRM_MODE_ROTATE_90);
+	} else {
+		printf("  rotated            (no rotation property)\n");
+	}
 	if (k.wb_conn) {
 		double wb = scene_writeback(&k);
 
@@ -799,6 +832,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		pp_fb_destroy(k.fd, &k.fb[i]);
 	pp_fb_destroy(k.fd, &k.nv12);
+	pp_fb_destroy(k.fd, &k.tall);
 	pp_fb_destroy(k.fd, &k.over);
 	pp_fb_destroy(k.fd, &k.curs);
 	pp_fb_destroy(k.fd, &k.wb);
