@@ -528,5 +528,7 @@ int vdisplay_crtc_init(struct vdisplay_device *vd, struct vdisplay_output *out)
 	mutex_init(&out->compose_lock);
 	INIT_LIST_HEAD(&out->wb_pending);
 	INIT_WORK(&out->compose_work, vdisplay_compose_work);
+	INIT_LIST_HEAD(&out->release_list);
+	INIT_WORK(&out->release_work, vdisplay_release_work);
 	return 0;
 }

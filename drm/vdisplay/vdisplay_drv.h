@@ -398,6 +398,22 @@ struct vdisplay_layer {
 };
 
 /**
+ * struct vdisplay_deferred_fb - the scanout mappings of a framebuffer an
+ * asynchronous cursor update took off screen, while a frame being
+ * composed may still read them
+ * @node: entry in &vdisplay_output.release_list
+ * @fb: the framebuffer, a reference held
+ * @sgt: DMA mapping of each of its GEM objects, or NULL
+ * @map: kernel mapping of each of its GEM objects
+ */
+struct vdisplay_deferred_fb {
+	struct list_head node;
+	struct drm_framebuffer *fb;
+	struct sg_table *sgt[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
+};
+
+/**
  * struct vdisplay_wb_target - a writeback job's framebuffer, waiting for
  * a frame
  * @node: entry in &vdisplay_output.wb_pending
@@ -481,6 +497,9 @@ struct vdisplay_frame {
  * @vrr_flip: a flip was committed since @vrr_last: the next vblank comes
  *	one @period after @vrr_last, or at once when that is past
  * @compose_work: composes one frame, queued by the timer
+ * @release_work: releases the framebuffers on @release_list once no frame
+ *	being composed reads them
+ * @release_list: struct vdisplay_deferred_fb entries; under @scene_lock
  * @frame_lock: protects @frame_seq, @crc_enabled, @crc_gen, @crc_seq and
  *	@crc_seq_valid, written by the timer, by debugfs and by the worker
  * @frame_seq: vblank sequence of the last vblank
@@ -547,6 +566,8 @@ struct vdisplay_output {
 	ktime_t vrr_last;
 	bool vrr_flip;
 	struct work_struct compose_work;
+	struct work_struct release_work;
+	struct list_head release_list;
 
 	spinlock_t frame_lock;	/* see the kernel-doc above */
 	u64 frame_seq;
@@ -760,6 +781,7 @@ void vdisplay_composer_damage_plane(struct vdisplay_output *out,
 				    const struct drm_plane_state *new_state);
 void vdisplay_composer_damage_all(struct vdisplay_output *out);
 void vdisplay_compose_work(struct work_struct *work);
+void vdisplay_release_work(struct work_struct *work);
 void vdisplay_composer_arm_writeback(struct vdisplay_output *out,
 				     struct vdisplay_wb_target *target);
 void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out);

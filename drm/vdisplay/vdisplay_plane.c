@@ -12,6 +12,7 @@
  */
 
 #include <linux/minmax.h>
+#include <linux/slab.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
@@ -192,18 +193,23 @@ static void vdisplay_plane_atomic_update(struct drm_plane *plane,
 					       old_state, new_state);
 }
 
-static void vdisplay_plane_dma_unmap(struct vdisplay_plane_state *vs)
+static void vdisplay_fb_dma_unmap(struct drm_framebuffer *fb,
+				  struct sg_table **sgt)
 {
-	struct drm_framebuffer *fb = vs->base.fb;
 	unsigned int i;
 
 	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
-		if (!vs->sgt[i])
+		if (!sgt[i])
 			continue;
-		primebuf_bo_unmap(to_primebuf_bo(fb->obj[i]), vs->sgt[i],
+		primebuf_bo_unmap(to_primebuf_bo(fb->obj[i]), sgt[i],
 				  DMA_TO_DEVICE);
-		vs->sgt[i] = NULL;
+		sgt[i] = NULL;
 	}
+}
+
+static void vdisplay_plane_dma_unmap(struct vdisplay_plane_state *vs)
+{
+	vdisplay_fb_dma_unmap(vs->base.fb, vs->sgt);
 }
 
 /*
@@ -271,17 +277,91 @@ static int vdisplay_plane_prepare_fb(struct drm_plane *plane,
 	return ret;
 }
 
+/**
+ * vdisplay_release_work() - release framebuffers a cursor update left
+ * @work: &vdisplay_output.release_work
+ *
+ * Once the output's compose lock has been free, no frame reads the
+ * framebuffers on the list any more: unmap them and drop their
+ * references.
+ */
+void vdisplay_release_work(struct work_struct *work)
+{
+	struct vdisplay_output *out = container_of(work, struct vdisplay_output,
+						   release_work);
+	struct vdisplay_deferred_fb *d, *tmp;
+	LIST_HEAD(list);
+
+	mutex_lock(&out->scene_lock);
+	list_splice_init(&out->release_list, &list);
+	mutex_unlock(&out->scene_lock);
+
+	vdisplay_composer_release(out);
+	list_for_each_entry_safe(d, tmp, &list, node) {
+		list_del(&d->node);
+		drm_gem_fb_vunmap(d->fb, d->map);
+		vdisplay_fb_dma_unmap(d->fb, d->sgt);
+		drm_framebuffer_put(d->fb);
+		kfree(d);
+	}
+}
+
+/*
+ * An asynchronous cursor update runs in the caller's ioctl, which should
+ * not wait for a frame: when one is being composed (it may read the old
+ * cursor image), hand the mappings to the composer's queue, which
+ * releases them after that frame.  Returns whether it did; without
+ * memory for that, the caller waits after all.
+ */
+static bool vdisplay_plane_defer_unmap(struct vdisplay_output *out,
+				       struct vdisplay_plane_state *vs)
+{
+	struct vdisplay_deferred_fb *d;
+
+	/* No frame now: the next one reads the new scene. */
+	if (mutex_trylock(&out->compose_lock)) {
+		mutex_unlock(&out->compose_lock);
+		return false;
+	}
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return false;
+	d->fb = vs->base.fb;
+	drm_framebuffer_get(d->fb);
+	memcpy(d->sgt, vs->sgt, sizeof(d->sgt));
+	memcpy(d->map, vs->map, sizeof(d->map));
+	memset(vs->sgt, 0, sizeof(vs->sgt));
+	memset(vs->map, 0, sizeof(vs->map));
+	memset(vs->data, 0, sizeof(vs->data));
+
+	mutex_lock(&out->scene_lock);
+	list_add_tail(&d->node, &out->release_list);
+	mutex_unlock(&out->scene_lock);
+	queue_work(out->vd->composer_wq, &out->release_work);
+	return true;
+}
+
 static void vdisplay_plane_cleanup_fb(struct drm_plane *plane,
 				      struct drm_plane_state *state)
 {
 	struct vdisplay_plane_state *vs = to_vdisplay_plane_state(state);
+	struct vdisplay_output *out;
 
 	if (!state->fb || iosys_map_is_null(&vs->map[0]))
 		return;
 
-	/* A frame being composed may still read the scene it was in. */
-	if (state->crtc)
-		vdisplay_composer_release(crtc_to_output(state->crtc));
+	/*
+	 * A frame being composed may still read the scene it was in.  Of
+	 * an asynchronous update, only the framebuffer's mappings were in
+	 * a scene (the plane's current state keeps its pipeline).
+	 */
+	if (state->crtc) {
+		out = crtc_to_output(state->crtc);
+		if (state->state && state->state->async_update &&
+		    vdisplay_plane_defer_unmap(out, vs))
+			return;
+		vdisplay_composer_release(out);
+	}
 	drm_gem_fb_vunmap(state->fb, vs->map);
 	memset(vs->map, 0, sizeof(vs->map));
 	memset(vs->data, 0, sizeof(vs->data));

@@ -28,7 +28,8 @@
  *
  * Legacy cursor calls (show, move, hide) race page flips: vdisplay
  * applies them at once, in place of the current plane state, while the
- * flips' commits run.  Nothing may warn (the kernel log is checked by the runner).
+ * flips' commits run; with the CRC source on too, the old cursor image
+ * is released only after the frame being composed, which may read it.  Nothing may warn (the kernel log is checked by the runner).
  */
 
 #include <errno.h>
@@ -214,6 +215,25 @@ static void *crc_reader(void *arg)
 	return NULL;
 }
 
+static void crc_reader_start(struct primepair_kms *kms,
+			     struct primepair_output *o, struct crc_reader *c,
+			     pthread_t *t)
+{
+	primepair_crc_start(kms, o, &c->crc);
+	igt_assert_eq(pthread_create(t, NULL, crc_reader, c), 0);
+}
+
+static void crc_reader_stop(struct crc_reader *c, pthread_t t)
+{
+	atomic_store(&c->stop, true);
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	primepair_crc_stop(&c->crc);
+	igt_info("%lu CRCs read\n", atomic_load(&c->entries));
+	igt_assert_eq(atomic_load(&c->error), 0);
+	/* CRCs, and so compositions, went on through the race */
+	igt_assert_lt_u64(RACE_SECONDS * 10, atomic_load(&c->entries));
+}
+
 static void test_flip_vs_rmfb(bool composing)
 {
 	struct primepair_kms kms;
@@ -233,11 +253,8 @@ static void test_flip_vs_rmfb(bool composing)
 			    DRM_FORMAT_XRGB8888, &stable);
 	primepair_fb_fill_color(&stable, STABLE_COLOR);
 	igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
-	if (composing) {
-		primepair_crc_start(&kms, o, &crc.crc);
-		igt_assert_eq(pthread_create(&crc_thread, NULL, crc_reader,
-					     &crc), 0);
-	}
+	if (composing)
+		crc_reader_start(&kms, o, &crc, &crc_thread);
 
 	r.kms = &kms;
 	r.o = o;
@@ -281,15 +298,8 @@ static void test_flip_vs_rmfb(bool composing)
 	}
 	atomic_store(&r.stop, true);
 	igt_assert_eq(pthread_join(t, NULL), 0);
-	if (composing) {
-		atomic_store(&crc.stop, true);
-		igt_assert_eq(pthread_join(crc_thread, NULL), 0);
-		primepair_crc_stop(&crc.crc);
-		igt_info("%lu CRCs read\n", atomic_load(&crc.entries));
-		igt_assert_eq(atomic_load(&crc.error), 0);
-		/* CRCs, and so compositions, went on through the race */
-		igt_assert_lt_u64(RACE_SECONDS * 10, atomic_load(&crc.entries));
-	}
+	if (composing)
+		crc_reader_stop(&crc, crc_thread);
 	igt_info("%lu flips, %lu to removed framebuffers, %lu primary off, %lu busy; %lu framebuffers removed\n",
 		 flips, gone, off, busy, atomic_load(&r.removed));
 	igt_assert_eq_u64(atomic_load(&r.unexpected), 0);
@@ -382,11 +392,13 @@ static void *cursor_toggler(void *arg)
  * call succeeds, the cursor ends hidden and the last flip's picture is on
  * screen, and all framebuffers and buffers are released.
  */
-static void test_cursor_vs_flips(void)
+static void test_cursor_vs_flips(bool composing)
 {
 	struct primepair_kms kms;
 	struct primepair_output *o;
 	struct primepair_fb stable, other;
+	struct crc_reader crc = {};
+	pthread_t crc_thread;
 	struct cursor_race r = {};
 	unsigned int events = 0, n;
 	drmModePlanePtr p;
@@ -403,6 +415,8 @@ static void test_cursor_vs_flips(void)
 			    DRM_FORMAT_XRGB8888, &other);
 	primepair_fb_fill_color(&other, AFTER_COLOR);
 	igt_assert_eq(primepair_modeset(&kms, o, &stable), 0);
+	if (composing)
+		crc_reader_start(&kms, o, &crc, &crc_thread);
 
 	r.kms = &kms;
 	r.o = o;
@@ -425,6 +439,8 @@ static void test_cursor_vs_flips(void)
 	}
 	atomic_store(&r.stop, true);
 	igt_assert_eq(pthread_join(t, NULL), 0);
+	if (composing)
+		crc_reader_stop(&crc, crc_thread);
 	igt_info("%u flips, %lu cursor calls, %lu images recreated\n", events,
 		 atomic_load(&r.calls), atomic_load(&r.recreated));
 	igt_assert_eq_u64(atomic_load(&r.failed), 0);
@@ -731,7 +747,11 @@ igt_main
 
 	igt_describe("Legacy cursor shows, moves and hides, applied at once, racing page flips: every call succeeds, every flip delivers its event, nothing leaks");
 	igt_subtest("cursor-vs-flips")
-		test_cursor_vs_flips();
+		test_cursor_vs_flips(false);
+
+	igt_describe("The same with the CRC source on: a cursor update takes its old image off screen while a frame that shows it may be composed, and releases it after that frame");
+	igt_subtest("cursor-vs-flips-composing")
+		test_cursor_vs_flips(true);
 
 	igt_describe("A client killed with flips in flight and events unread releases everything; the next client's modeset and flip work");
 	igt_subtest("kill-during-flips")
