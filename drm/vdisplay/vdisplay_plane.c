@@ -311,7 +311,8 @@ void vdisplay_release_work(struct work_struct *work)
  * not wait for a frame: when one is being composed (it may read the old
  * cursor image), hand the mappings to the composer's queue, which
  * releases them after that frame.  Returns whether it did; without
- * memory for that, the caller waits after all.
+ * memory for that, the caller waits after all.  The entry is charged to
+ * the caller, and lives for one frame.
  */
 static bool vdisplay_plane_defer_unmap(struct vdisplay_output *out,
 				       struct vdisplay_plane_state *vs)
@@ -323,7 +324,7 @@ static bool vdisplay_plane_defer_unmap(struct vdisplay_output *out,
 		mutex_unlock(&out->compose_lock);
 		return false;
 	}
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
 	if (!d)
 		return false;
 	d->fb = vs->base.fb;
