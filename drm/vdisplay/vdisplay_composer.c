@@ -1378,12 +1378,15 @@ void vdisplay_composer_cancel_writebacks(struct vdisplay_output *out)
 
 /**
  * vdisplay_composer_fini() - free what the composer allocated
- * @out: an output, initialised or not
+ * @out: an output, initialised or not, or NULL for a CRTC the device
+ *	does not have
  *
  * Context: module unload, after the composer's workqueue is destroyed.
  */
 void vdisplay_composer_fini(struct vdisplay_output *out)
 {
+	if (!out)
+		return;
 	kvfree(out->image);
 	out->image = NULL;
 	out->image_size = 0;

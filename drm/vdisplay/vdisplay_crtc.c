@@ -93,7 +93,7 @@ static ktime_t vdisplay_first_vblank(struct vdisplay_output *out,
 	unsigned int i;
 
 	for (i = 0; i < vd->config.ncrtcs; i++) {
-		struct vdisplay_output *other = &vd->outputs[i];
+		struct vdisplay_output *other = vd->outputs[i];
 		unsigned long flags;
 		ktime_t next = 0;
 		s32 ahead;

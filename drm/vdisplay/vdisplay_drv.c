@@ -334,9 +334,46 @@ static int vdisplay_planes_init(struct vdisplay_device *vd)
 		if (IS_ERR(plane))
 			return PTR_ERR(plane);
 		if (type == DRM_PLANE_TYPE_PRIMARY)
-			vd->outputs[__ffs(mask)].primary = plane;
+			vd->outputs[__ffs(mask)]->primary = plane;
 		else if (type == DRM_PLANE_TYPE_CURSOR)
-			vd->outputs[__ffs(mask)].cursor = plane;
+			vd->outputs[__ffs(mask)]->cursor = plane;
+	}
+	return 0;
+}
+
+static void vdisplay_output_free(struct drm_device *drm, void *ptr)
+{
+	kvfree(ptr);
+}
+
+/*
+ * One allocation per CRTC the configuration asks for, rather than room
+ * for the most CRTCs inside struct vdisplay_device: an output keeps two
+ * copies of a frame with its LUTs, some 37 KB, and eight of them made the
+ * device an order-7 allocation.
+ *
+ * An output embeds its CRTC and writeback connector, which the mode
+ * config's own cleanup still reaches, so the outputs must be freed after
+ * it.  Managed actions run in the reverse order of their registration:
+ * register these before drmm_mode_config_init().
+ */
+static int vdisplay_outputs_alloc(struct vdisplay_device *vd)
+{
+	struct vdisplay_output *out;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vd->config.ncrtcs; i++) {
+		out = kvzalloc(sizeof(*out), GFP_KERNEL);
+		if (!out)
+			return -ENOMEM;
+		ret = drmm_add_action_or_reset(&vd->drm, vdisplay_output_free,
+					       out);
+		if (ret)
+			return ret;
+		out->vd = vd;
+		out->index = i;
+		vd->outputs[i] = out;
 	}
 	return 0;
 }
@@ -348,6 +385,10 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	u32 all_encoders = 0;
 	unsigned int i;
 	int ret;
+
+	ret = vdisplay_outputs_alloc(vd);
+	if (ret)
+		return ret;
 
 	ret = drmm_mode_config_init(drm);
 	if (ret)
@@ -370,9 +411,7 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 		return ret;
 
 	for (i = 0; i < vd->config.ncrtcs; i++) {
-		vd->outputs[i].vd = vd;
-		vd->outputs[i].index = i;
-		ret = vdisplay_crtc_init(vd, &vd->outputs[i]);
+		ret = vdisplay_crtc_init(vd, vd->outputs[i]);
 		if (ret)
 			return ret;
 	}
@@ -387,7 +426,7 @@ static int vdisplay_modeset_init(struct vdisplay_device *vd)
 	for (i = 0; i < vd->config.ncrtcs; i++) {
 		if (!vd->config.crtcs[i].writeback)
 			continue;
-		ret = vdisplay_writeback_init(vd, &vd->outputs[i]);
+		ret = vdisplay_writeback_init(vd, vd->outputs[i]);
 		if (ret)
 			return ret;
 	}
@@ -495,10 +534,10 @@ static void vdisplay_teardown(struct vdisplay_device *vd)
 	 * run, then nothing queues composer work any more.
 	 */
 	for (i = 0; i < vd->config.ncrtcs; i++)
-		hrtimer_cancel(&vd->outputs[i].vblank_timer);
+		hrtimer_cancel(&vd->outputs[i]->vblank_timer);
 	destroy_workqueue(vd->composer_wq);
 	for (i = 0; i < VDISPLAY_MAX_CRTCS; i++)
-		vdisplay_composer_fini(&vd->outputs[i]);
+		vdisplay_composer_fini(vd->outputs[i]);
 	vdisplay_connectors_fini(vd);
 	primebuf_unregister_device(&vd->pdev->dev);
 }
@@ -711,7 +750,7 @@ out_unregister_constraints:
 out_destroy_wq:
 	destroy_workqueue(vd->composer_wq);
 	for (i = 0; i < VDISPLAY_MAX_CRTCS; i++)
-		vdisplay_composer_fini(&vd->outputs[i]);
+		vdisplay_composer_fini(vd->outputs[i]);
 	vdisplay_connectors_fini(vd);
 	return ret;
 }

@@ -627,7 +627,8 @@ struct vdisplay_connector {
  * @pdev: the virtual platform device it is bound to
  * @config: the configuration it was created with
  * @composer_wq: runs every output's composer, outside of hard irq
- * @outputs: the CRTCs with their planes, @config.ncrtcs of them in use
+ * @outputs: the CRTCs with their planes, @config.ncrtcs of them, each its
+ *	own allocation, freed with the DRM device after its mode config
  * @encoders: the encoders, @config.nencoders of them in use
  * @connectors: the connectors, @config.nconnectors of them in use
  * @client: in-kernel client that tidies up after the last file closes
@@ -640,7 +641,7 @@ struct vdisplay_device {
 	struct platform_device *pdev;
 	struct vdisplay_config config;
 	struct workqueue_struct *composer_wq;
-	struct vdisplay_output outputs[VDISPLAY_MAX_CRTCS];
+	struct vdisplay_output *outputs[VDISPLAY_MAX_CRTCS];
 	struct drm_encoder encoders[VDISPLAY_MAX_ENCODERS];
 	struct vdisplay_connector connectors[VDISPLAY_MAX_CONNECTORS];
 };
