@@ -73,6 +73,14 @@ static int nr_children, max_children;
 static igt_exit_handler_t exit_handlers[MAX_EXIT_HANDLERS];
 static int nr_exit_handlers;
 
+/* __igt_subtest_cleanup_push()'s stack, for the subtest running */
+#define MAX_CLEANUPS 8
+static struct {
+	void (*fn)(void *data);
+	void *data;
+} cleanups[MAX_CLEANUPS];
+static int nr_cleanups;
+
 static bool log_midline;	/* last message did not end in '\n' */
 
 static const struct {
@@ -558,8 +566,40 @@ static void reap_children(int sig)
 	nr_children = 0;
 }
 
+void __igt_subtest_cleanup_push(void (*fn)(void *data), void *data)
+{
+	check_usage(in_subtest && !is_child,
+		    "a subtest cleanup belongs in a subtest\n");
+	igt_assert_f(nr_cleanups < MAX_CLEANUPS, "too many subtest cleanups\n");
+	cleanups[nr_cleanups].fn = fn;
+	cleanups[nr_cleanups].data = data;
+	nr_cleanups++;
+}
+
+void __igt_subtest_cleanup_pop(bool run)
+{
+	check_usage(in_subtest && nr_cleanups > 0,
+		    "a subtest cleanup popped without one pushed\n");
+	nr_cleanups--;
+	if (run)
+		cleanups[nr_cleanups].fn(cleanups[nr_cleanups].data);
+}
+
+/*
+ * Each cleanup leaves the stack before it runs: if it fails an assertion,
+ * this runs again for the rest and reports the failure.
+ */
+static void run_subtest_cleanups(void)
+{
+	while (nr_cleanups > 0) {
+		nr_cleanups--;
+		cleanups[nr_cleanups].fn(cleanups[nr_cleanups].data);
+	}
+}
+
 __noreturn static void leave_subtest(const char *result)
 {
+	run_subtest_cleanups();
 	result_line(in_subtest, result, seconds_since(&subtest_start));
 	reap_children(SIGKILL);	/* a failed subtest may leave some behind */
 	in_subtest = NULL;

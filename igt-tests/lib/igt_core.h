@@ -307,6 +307,21 @@ void igt_kill_children(int sig);
 	for (int child = 0; child < (num_children); child++) \
 		for (; __igt_fork(); exit(IGT_EXIT_SUCCESS))
 
+/* ---- subtest cleanups (this library's own, not upstream IGT's) ---- */
+
+/*
+ * Defined here only, so that primepair.c can tell this library from
+ * upstream IGT's.  Tests use primepair_subtest_cleanup_push() and _pop()
+ * (primepair.h), which land here: as a subtest ends, however it ends, the
+ * cleanups still pushed run, last pushed first, before its result line.
+ * On a failure that is on the stack of the failed assertion, so the
+ * subtest's locals are still alive.  A cleanup that fails an assertion
+ * fails the subtest, and the cleanups below it still run.
+ */
+#define PRIMEPAIR_IGT_LITE 1
+void __igt_subtest_cleanup_push(void (*fn)(void *data), void *data);
+void __igt_subtest_cleanup_pop(bool run);
+
 /* ---- exit handlers ------------------------------------------------- */
 
 /* Called with the signal number, or 0 on a normal exit; last installed first. */

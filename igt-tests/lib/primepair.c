@@ -26,6 +26,41 @@
 #include "igt_core.h"
 #include "primepair.h"
 
+#ifdef PRIMEPAIR_IGT_LITE
+void primepair_subtest_cleanup_push(void (*fn)(void *data), void *data)
+{
+	__igt_subtest_cleanup_push(fn, data);
+}
+
+void primepair_subtest_cleanup_pop(bool run)
+{
+	__igt_subtest_cleanup_pop(run);
+}
+#else
+/* Upstream IGT has no hook at the end of a subtest: a stack and no more */
+static struct {
+	void (*fn)(void *data);
+	void *data;
+} pp_cleanups[8];
+static unsigned int pp_nr_cleanups;
+
+void primepair_subtest_cleanup_push(void (*fn)(void *data), void *data)
+{
+	igt_assert(pp_nr_cleanups < sizeof(pp_cleanups) / sizeof(pp_cleanups[0]));
+	pp_cleanups[pp_nr_cleanups].fn = fn;
+	pp_cleanups[pp_nr_cleanups].data = data;
+	pp_nr_cleanups++;
+}
+
+void primepair_subtest_cleanup_pop(bool run)
+{
+	igt_assert(pp_nr_cleanups > 0);
+	pp_nr_cleanups--;
+	if (run)
+		pp_cleanups[pp_nr_cleanups].fn(pp_cleanups[pp_nr_cleanups].data);
+}
+#endif
+
 /* ---- device nodes -------------------------------------------------- */
 
 int primepair_open_driver_nth(const char *driver_name, unsigned int n)

@@ -24,6 +24,22 @@
 #define PRIMEPAIR_SUMMARY_PATH		PP_SUMMARY_PATH
 
 /*
+ * Subtest cleanups.  A subtest that starts threads, or leaves a flip in
+ * flight whose event points at its stack, must undo that however it ends:
+ * a failed assertion siglongjmp()s out of it, and the next subtest of the
+ * same process would find the threads still running on a dead stack, or
+ * the event arriving there.  So it pushes a cleanup for each such thing.
+ * With this directory's IGT library, every cleanup still pushed when the
+ * subtest ends (pass, skip, failure or crash) runs then, last pushed
+ * first, before the result line, with the subtest's locals still alive.
+ * primepair_subtest_cleanup_pop() removes the last one and runs it if
+ * @run.  Inside an IGT tree they only push and pop: igt_runner runs each
+ * subtest in a process of its own, whose exit releases what it held.
+ */
+void primepair_subtest_cleanup_push(void (*fn)(void *data), void *data);
+void primepair_subtest_cleanup_pop(bool run);
+
+/*
  * Open the primary node (/dev/dri/card*) or the render node
  * (/dev/dri/renderD*) of the @n-th device (0-based, in minor order) driven
  * by @driver_name. Skip the current subtest (igt_require_f) if there is none.

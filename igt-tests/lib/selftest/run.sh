@@ -87,6 +87,22 @@ expect_no_line() {
 	fi
 }
 
+# expect_order DESCRIPTION FILE REGEX...: lines matching each REGEX in
+# that order, the first match of each after the one before
+expect_order() {
+	local desc=$1 file=$2 re at=0 line
+	shift 2
+	for re in "$@"; do
+		line=$(tail -n +$((at + 1)) "$file" | grep -nxE -m1 -- "$re" | cut -d: -f1)
+		if [ -z "$line" ]; then
+			fail "$desc: no line matching /$re/ after line $at of $(basename "$file")"
+			return
+		fi
+		at=$((at + line))
+	done
+	pass "$desc: $# lines in order"
+}
+
 T='\([0-9]+\.[0-9]{3}s\)'	# the "(0.012s)" after a result
 
 # ---- build ----
@@ -134,6 +150,9 @@ debug
 helpers
 nonzero-counter
 kmsg
+cleanup-fail
+cleanup-pass
+cleanup-fails
 group-skipped
 group-fixture
 after-groups
@@ -253,6 +272,31 @@ expect_line "fixture failure" "$out" "Subtest group-fixture: FAIL $T"
 expect_line "fixture failure" "$err" '.*CRITICAL: selftest: group set-up failed'
 expect_no_line "fixture failure" "$out" 'Starting subtest: group-fixture'
 
+# cleanups run as the subtest ends, last pushed first, before its result
+run "$bin" --run-subtest cleanup-fail
+expect_rc "cleanup-fail" 98
+expect_order "cleanup-fail" "$out" 'selftest: cleanup popped' \
+	'selftest: cleanup second' 'selftest: cleanup first' \
+	"Subtest cleanup-fail: FAIL $T"
+expect_no_line "cleanup-fail" "$out" 'cleanup dropped'
+
+run "$bin" --run-subtest cleanup-pass
+expect_rc "cleanup-pass" 0
+expect_order "cleanup-pass" "$out" 'selftest: cleanup after passing' \
+	"Subtest cleanup-pass: SUCCESS $T"
+
+# a cleanup that fails fails the subtest, and the ones below it still run
+run "$bin" --run-subtest cleanup-fails
+expect_rc "cleanup-fails" 98
+expect_order "cleanup-fails" "$out" 'selftest: cleanup that fails' \
+	'selftest: cleanup below the failing one' "Subtest cleanup-fails: FAIL $T"
+expect_line "cleanup-fails" "$err" '.*CRITICAL: selftest: a cleanup failing'
+if [ "$(grep -c '^Subtest cleanup-fails:' "$out")" -eq 1 ]; then
+	pass "cleanup-fails: one result line"
+else
+	fail "cleanup-fails: expected one result line"
+fi
+
 # the group ends the fixture's effect; the failure still fails the run
 SELFTEST_FIXTURE_FAIL=1 run "$bin" --run-subtest after-groups
 expect_rc "after failed group" 98
@@ -282,10 +326,10 @@ expect_no_line "exclusion" "$out" 'Subtest fail'
 
 run "$bin"
 expect_rc "full run" 98
-if [ "$(grep -cE "^Subtest [a-z0-9-]+: (SUCCESS|SKIP|FAIL|CRASH) $T$" "$out")" -eq 19 ]; then
-	pass "full run: 19 result lines"
+if [ "$(grep -cE "^Subtest [a-z0-9-]+: (SUCCESS|SKIP|FAIL|CRASH) $T$" "$out")" -eq 22 ]; then
+	pass "full run: 22 result lines"
 else
-	fail "full run: expected 19 result lines"
+	fail "full run: expected 22 result lines"
 fi
 expect_line "full run" "$out" "Subtest after-groups: SUCCESS $T"
 expect_line "full run" "$out" 'selftest: exit handler called with 0'

@@ -39,6 +39,17 @@ static void exit_handler(int sig)
 	printf("selftest: exit handler called with %d\n", sig);
 }
 
+static void say(void *data)
+{
+	printf("selftest: cleanup %s\n", (const char *)data);
+}
+
+static void cleanup_fails(void *data)
+{
+	printf("selftest: cleanup that fails\n");
+	igt_assert_f(false, "selftest: a cleanup failing\n");
+}
+
 static const char summary[] =
 	"buffers: 0\n"
 	"  attachments : 3\n"
@@ -206,6 +217,24 @@ igt_main
 		igt_assert(primepair_kmsg_find(fd, mark));
 		igt_assert(!primepair_kmsg_find(fd, mark));	/* consumed */
 		close(fd);
+	}
+
+	igt_subtest("cleanup-fail") {
+		primepair_subtest_cleanup_push(say, (void *)"first");
+		primepair_subtest_cleanup_push(say, (void *)"second");
+		primepair_subtest_cleanup_push(say, (void *)"dropped");
+		primepair_subtest_cleanup_pop(false);
+		primepair_subtest_cleanup_push(say, (void *)"popped");
+		primepair_subtest_cleanup_pop(true);
+		igt_assert_f(false, "selftest: failing with cleanups pushed\n");
+	}
+
+	igt_subtest("cleanup-pass")
+		primepair_subtest_cleanup_push(say, (void *)"after passing");
+
+	igt_subtest("cleanup-fails") {
+		primepair_subtest_cleanup_push(say, (void *)"below the failing one");
+		primepair_subtest_cleanup_push(cleanup_fails, NULL);
 	}
 
 	igt_subtest_group {
