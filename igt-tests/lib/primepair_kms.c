@@ -155,6 +155,25 @@ void primepair_kms_close(struct primepair_kms *kms)
 	kms->fd = -1;
 }
 
+void primepair_kms_quiesce(void *data)
+{
+	struct primepair_kms *kms = data;
+	/* no handlers: drmHandleEvent() reads the events and drops them */
+	drmEventContext drop = { .version = 3 };
+	struct pollfd pfd = { .fd = kms->fd, .events = POLLIN };
+
+	primepair_disable_all(kms);
+	while (poll(&pfd, 1, 0) == 1)
+		igt_assert_eq(drmHandleEvent(kms->fd, &drop), 0);
+}
+
+void primepair_kms_release(struct primepair_kms *kms)
+{
+	if (kms->fd >= 0)
+		close(kms->fd);
+	kms->fd = -1;
+}
+
 /* The test's view of a libprimepair framebuffer, and back */
 static void fb_from_pp(struct primepair_fb *fb, const struct pp_fb *pp)
 {
@@ -208,6 +227,15 @@ void primepair_fb_destroy(int fd, struct primepair_fb *fb)
 		drmModeRmFB(fd, pp.fb_id);
 	pp.fb_id = 0;
 	igt_assert_eq(pp_fb_destroy(fd, &pp), 0);
+}
+
+void primepair_fb_release(int fd, struct primepair_fb *fb)
+{
+	struct pp_fb pp;
+
+	fb_to_pp(&pp, fb);
+	memset(fb, 0, sizeof(*fb));
+	pp_fb_destroy(fd, &pp);
 }
 
 void primepair_add_plane(int fd, drmModeAtomicReqPtr req, uint32_t plane,

@@ -53,6 +53,13 @@ void primepair_kms_open(struct primepair_kms *kms);
 /* The same for vdisplay device @n (module parameter devices) */
 void primepair_kms_open_nth(struct primepair_kms *kms, unsigned int n);
 void primepair_kms_close(struct primepair_kms *kms);
+/*
+ * Switch every output of @kms off with a blocking commit, which waits for
+ * the commits still in flight, and drop the events they sent unread: the
+ * next subtest starts from dark, idle outputs and an empty event queue,
+ * however the last one ended.  For primepair_subtest_cleanup_push().
+ */
+void primepair_kms_quiesce(void *kms);
 
 /* Property id of @name on object @id of @type; asserts that it exists. */
 uint32_t primepair_prop_id(int fd, uint32_t id, uint32_t type, const char *name);
@@ -68,6 +75,13 @@ void primepair_add(int fd, drmModeAtomicReqPtr req, uint32_t id, uint32_t type,
 void primepair_fb_create(int fd, uint32_t w, uint32_t h, uint32_t format,
 		  struct primepair_fb *fb);
 void primepair_fb_destroy(int fd, struct primepair_fb *fb);
+/*
+ * What a failed subtest leaves behind, released without asserting
+ * anything, for its cleanups: @fb's mapping (which would keep the file
+ * open), framebuffer and buffer, if it has them; then @kms's file.
+ */
+void primepair_fb_release(int fd, struct primepair_fb *fb);
+void primepair_kms_release(struct primepair_kms *kms);
 /*
  * An XRGB8888 framebuffer of @o's mode, exported (read-write) to *@dmabuf
  * and imported into the device @render as *@imported.
