@@ -75,6 +75,8 @@ static unsigned int frames = 60;
 static unsigned int hz = 15;
 /* The primary plane's rotation in the scenes that follow, when not 0 */
 static uint64_t primary_rotation;
+/* Scenes with the primary scaled up from k.small (two thirds the size) */
+static bool primary_scaled;
 
 /* Busy CPU time of the whole guest so far, in ns */
 static int64_t busy_ns(void)
@@ -99,7 +101,7 @@ struct kms {
 	uint32_t crtc, conn, wb_conn;
 	uint32_t primary, overlay, cursor;
 	uint32_t mode_blob;
-	struct pp_fb fb[2], over, curs, wb, nv12, tall;
+	struct pp_fb fb[2], over, curs, wb, nv12, tall, small;
 };
 
 static void add(struct kms *k, drmModeAtomicReqPtr req, uint32_t id,
@@ -290,7 +292,11 @@ static void commit_scene(struct kms *k, const struct pp_fb *fb,
 	add(k, req, k->conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", k->crtc);
 	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "MODE_ID", k->mode_blob);
 	add(k, req, k->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
-	if (primary_rotation & DRM_MODE_ROTATE_90) {
+	if (primary_scaled) {
+		add_plane(k, req, k->primary, &k->small, 0, 0);
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "CRTC_W", WIDTH);
+		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "CRTC_H", HEIGHT);
+	} else if (primary_rotation & DRM_MODE_ROTATE_90) {
 		/* The tall framebuffer, turned to cover the screen */
 		add_plane(k, req, k->primary, &k->tall, 0, 0);
 		add(k, req, k->primary, DRM_MODE_OBJECT_PLANE, "CRTC_W", WIDTH);
@@ -726,6 +732,15 @@ static void show_rotated_scene(struct kms *k, const char *what,
 	primary_rotation = 0;
 }
 
+/* The primary plane alone, scaled up by 3/2 to cover the screen */
+static void show_scaled_scene(struct kms *k, const char *what)
+{
+	primary_scaled = true;
+	show_crc_scene(k, what, NULL, false);
+	primary_scaled = false;
+	commit_scene(k, &k->fb[0], NULL, false);
+}
+
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -796,6 +811,14 @@ int main(int argc, char **argv)
 	} else {
 		printf("  rotated            (no rotation property)\n");
 	}
+	if (pp_prop_id(k.fd, k.primary, DRM_MODE_OBJECT_PLANE,
+		       "SCALING_FILTER")) {
+		new_fb(&k, &k.small, WIDTH * 2 / 3, HEIGHT * 2 / 3,
+		       DRM_FORMAT_XRGB8888, 0xff, 13);
+		show_scaled_scene(&k, "primary, scaled");
+	} else {
+		printf("  primary, scaled    (no SCALING_FILTER: planes do not scale)\n");
+	}
 	if (k.wb_conn) {
 		double wb = scene_writeback(&k);
 
@@ -833,6 +856,7 @@ int main(int argc, char **argv)
 		pp_fb_destroy(k.fd, &k.fb[i]);
 	pp_fb_destroy(k.fd, &k.nv12);
 	pp_fb_destroy(k.fd, &k.tall);
+	pp_fb_destroy(k.fd, &k.small);
 	pp_fb_destroy(k.fd, &k.over);
 	pp_fb_destroy(k.fd, &k.curs);
 	pp_fb_destroy(k.fd, &k.wb);
