@@ -192,6 +192,26 @@ static void vdisplay_read_yuv(u64 *dst, const struct vdisplay_layer *l,
 /* Pixels gathered from a column at a time for one call of the reader */
 #define VDISPLAY_GATHER	64
 
+/* One pixel of @cpp bytes; the common sizes as single moves */
+static inline void vdisplay_copy_pixel(u8 *dst, const u8 *src,
+				       unsigned int cpp)
+{
+	switch (cpp) {
+	case 2:
+		memcpy(dst, src, 2);
+		break;
+	case 4:
+		memcpy(dst, src, 4);
+		break;
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	default:
+		memcpy(dst, src, cpp);
+		break;
+	}
+}
+
 /*
  * Copy @n pixels of @cpp bytes, each @stride bytes after the one before,
  * to @raw, one after the other: a column of the framebuffer as a row.
@@ -201,24 +221,8 @@ static void vdisplay_gather(u8 *raw, const u8 *src, ptrdiff_t stride,
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++, raw += cpp) {
-		const u8 *px = src + (ptrdiff_t)i * stride;
-
-		switch (cpp) {
-		case 2:
-			memcpy(raw, px, 2);
-			break;
-		case 4:
-			memcpy(raw, px, 4);
-			break;
-		case 8:
-			memcpy(raw, px, 8);
-			break;
-		default:
-			memcpy(raw, px, cpp);
-			break;
-		}
-	}
+	for (i = 0; i < n; i++, raw += cpp)
+		vdisplay_copy_pixel(raw, src + (ptrdiff_t)i * stride, cpp);
 }
 
 /*
@@ -266,8 +270,12 @@ static u32 vdisplay_axis_at(const struct vdisplay_axis *a, u32 k)
 
 /*
  * Row @j of a scaled layer, rotated or not, of any format: the row's view
- * pixels are stepped through without a division, each taken back to the
- * framebuffer and read alone.
+ * pixels are stepped through without a division and taken back to the
+ * framebuffer, a few dozen at a time.  Where they lie along a framebuffer
+ * row within a run no longer than the batch (up to 1:1 and a little
+ * below, unturned or half a turn), the run is read once and its pixels
+ * repeated; otherwise a YUV pixel is converted alone, and RGB ones are
+ * gathered for one call of the format's reader, as for a turned layer.
  */
 static void vdisplay_read_scaled(u64 *dst, const struct vdisplay_layer *l,
 				 int j, unsigned int n)
@@ -276,24 +284,48 @@ static void vdisplay_read_scaled(u64 *dst, const struct vdisplay_layer *l,
 	const struct vdisplay_axis *h = &l->h;
 	int b = vdisplay_axis_at(&l->v, j), a = h->first;
 	int x0 = l->ox + b * l->jx, y0 = l->oy + b * l->jy;
+	const u8 *base = l->vaddr;
+	u32 at[VDISPLAY_GATHER], span;
+	u64 raw[VDISPLAY_GATHER];
 	u64 frac = h->frac;
-	unsigned int i;
+	unsigned int i, m, k;
+	int x, y;
 
-	for (i = 0; i < n; i++) {
-		int x = x0 + a * l->ix, y = y0 + a * l->iy;
-
-		if (fmt->yuv)
-			dst[i] = vdisplay_yuv_pixel(l, x, y);
-		else
-			fmt->read_row(&dst[i], (const u8 *)l->vaddr +
-				      (size_t)y * l->pitch +
-				      (size_t)x * fmt->cpp, 1);
-		a += h->step;
-		frac += h->rem;
-		if (frac >= h->den) {
-			frac -= h->den;
-			a++;
+	for (i = 0; i < n; i += k) {
+		k = min_t(unsigned int, n - i, VDISPLAY_GATHER);
+		for (m = 0; m < k; m++) {
+			at[m] = a;
+			a += h->step;
+			frac += h->rem;
+			if (frac >= h->den) {
+				frac -= h->den;
+				a++;
+			}
 		}
+		span = at[k - 1] - at[0] + 1;
+		if (!l->iy && !fmt->yuv && span <= VDISPLAY_GATHER) {
+			/* the leftmost framebuffer pixel of the run */
+			x = x0 + (int)(l->ix > 0 ? at[0] : at[k - 1]) * l->ix;
+			fmt->read_row(raw, base + (size_t)y0 * l->pitch +
+				      (size_t)x * fmt->cpp, span);
+			for (m = 0; m < k; m++)
+				dst[i + m] = raw[l->ix > 0 ? at[m] - at[0] :
+						 at[k - 1] - at[m]];
+			continue;
+		}
+		for (m = 0; m < k; m++) {
+			x = x0 + (int)at[m] * l->ix;
+			y = y0 + (int)at[m] * l->iy;
+			if (fmt->yuv)
+				dst[i + m] = vdisplay_yuv_pixel(l, x, y);
+			else
+				vdisplay_copy_pixel((u8 *)raw + m * fmt->cpp,
+						    base + (size_t)y * l->pitch +
+						    (size_t)x * fmt->cpp,
+						    fmt->cpp);
+		}
+		if (!fmt->yuv)
+			fmt->read_row(&dst[i], raw, k);
 	}
 }
 

@@ -1636,7 +1636,8 @@ static void ref_background(struct ctx *c)
  * placements a little beyond the limits, also where only the rotated view
  * exceeds them, fail with ERANGE (drm_atomic_helper_check_plane_state())
  * and leave the screen as it was, as does a SCALING_FILTER of no known
- * value (EINVAL).  Then a scaled primary of 16 bits per channel, a scaled
+ * value (EINVAL).  Then a framebuffer of three bytes a pixel scaled up
+ * and down, a scaled primary of 16 bits per channel, a scaled
  * cursor turned half a turn, and scaled YUV of two and three planes and
  * P010, each turned or reflected.
  */
@@ -1707,7 +1708,7 @@ static void test_scaling(struct ctx *c)
 			Q16(199, 0), Q16(148, 2), ROT_90 | REFLECT_X } },
 	};
 	uint32_t ov = c->o->overlays[0];
-	struct primepair_fb small, big, wide, cur;
+	struct primepair_fb small, big, wide, cur, rgb;
 	unsigned int i;
 
 	igt_require(c->o->noverlays > 0 && c->o->cursor);
@@ -1752,6 +1753,29 @@ static void test_scaling(struct ctx *c)
 	igt_assert_eq(set_plane_prop(c, ov, "SCALING_FILTER", 2), -EINVAL);
 	igt_assert_eq(set_plane_prop(c, ov, "SCALING_FILTER", ~0ull), -EINVAL);
 	check(c, 0);
+
+	/*
+	 * Three bytes a pixel: up by 3/2 reflected (the composer reads a
+	 * row's run once and repeats its pixels), down by 4/3 and turned
+	 * half a turn (it gathers them one by one).
+	 */
+	{
+		const struct placement up = {
+			40, 30, 96, 72, 0, 0, Q16(64, 0), Q16(48, 0),
+			ROT_0 | REFLECT_X,
+		};
+		const struct placement down = {
+			300, 200, 45, 33, Q16(1, 0), Q16(2, 0), Q16(60, 0),
+			Q16(44, 0), ROT_180,
+		};
+
+		primepair_fb_create(c->kms.fd, 64, 48, DRM_FORMAT_BGR888, &rgb);
+		primepair_fb_fill_random(&rgb, 76);
+		ref_background(c);
+		check_placed(c, ov, &rgb, &up, fb_pixel, &rgb, 0);
+		ref_background(c);
+		check_placed(c, ov, &rgb, &down, fb_pixel, &rgb, 0);
+	}
 
 	/* The overlay off; the primary, 16 bits per channel, twice as large */
 	{
@@ -1803,6 +1827,7 @@ static void test_scaling(struct ctx *c)
 	}
 
 	planes_upright(c);
+	primepair_fb_destroy(c->kms.fd, &rgb);
 	primepair_fb_destroy(c->kms.fd, &cur);
 	primepair_fb_destroy(c->kms.fd, &wide);
 	primepair_fb_destroy(c->kms.fd, &big);
