@@ -169,23 +169,74 @@ static u64 vdisplay_yuv_pixel(const struct vdisplay_layer *l, int x, int y)
 			   vdisplay_yuv_channel(yy + cb * l->yuv.bu));
 }
 
-/* Row @j of a YUV layer, rotated or not */
+/*
+ * @n pixels of row @y of a YUV framebuffer from column @x, left to right:
+ * vdisplay_yuv_pixel()'s arithmetic, with the luma walked a sample at a
+ * time and each chroma pair's terms worked out once for the pixels that
+ * share it.
+ */
+static void vdisplay_read_yuv_run(u64 *dst, const struct vdisplay_layer *l,
+				  int x, int y, unsigned int n)
+{
+	const struct vdisplay_format *fmt = l->fmt;
+	bool wide = fmt->cpp == 2;
+	const u8 *luma = (const u8 *)l->vaddr + (size_t)y * l->pitch +
+			 (size_t)x * fmt->cpp + fmt->cpp - 1;
+	const u8 *cb = &l->cb[(size_t)(y / fmt->vsub) * l->cb_pitch];
+	const u8 *cr = &l->cr[(size_t)(y / fmt->vsub) * l->cr_pitch];
+	unsigned int cx = x / fmt->hsub, phase = x % fmt->hsub, i;
+	s64 u, v, rc = 0, gc = 0, bc = 0, yy;
+
+	for (i = 0; i < n; i++, luma += fmt->cpp) {
+		if (i == 0 || phase == 0) {
+			u = vdisplay_yuv_sample(&cb[cx * fmt->chroma_cpp],
+						wide) - (128 << 8);
+			v = vdisplay_yuv_sample(&cr[cx * fmt->chroma_cpp],
+						wide) - (128 << 8);
+			rc = v * l->yuv.rv;
+			gc = u * l->yuv.gu + v * l->yuv.gv;
+			bc = u * l->yuv.bu;
+		}
+		yy = (vdisplay_yuv_sample(luma, wide) - (l->yuv.y0 << 8)) *
+		     l->yuv.y;
+		dst[i] = vdisplay_px(0xffff, vdisplay_yuv_channel(yy + rc),
+				     vdisplay_yuv_channel(yy + gc),
+				     vdisplay_yuv_channel(yy + bc));
+		if (++phase == fmt->hsub) {
+			phase = 0;
+			cx++;
+		}
+	}
+}
+
+/*
+ * Row @j of a YUV layer, rotated or not.  Along a framebuffer row (not
+ * turned, or half a turn) it is read as a run, reversed when the line
+ * runs right to left; down a column, a pixel at a time.
+ */
 static void vdisplay_read_yuv(u64 *dst, const struct vdisplay_layer *l,
 			      int j, unsigned int n)
 {
-	int x, y, dx = 1, dy = 0;
+	int x, y;
 	unsigned int i;
 
-	if (l->rotated) {
-		x = l->ox + j * l->jx;
-		y = l->oy + j * l->jy;
-		dx = l->ix;
-		dy = l->iy;
-	} else {
-		x = l->src.x1;
-		y = l->src.y1 + j;
+	if (!l->rotated) {
+		vdisplay_read_yuv_run(dst, l, l->src.x1, l->src.y1 + j, n);
+		return;
 	}
-	for (i = 0; i < n; i++, x += dx, y += dy)
+	x = l->ox + j * l->jx;
+	y = l->oy + j * l->jy;
+	if (!l->iy) {
+		if (l->ix > 0) {
+			vdisplay_read_yuv_run(dst, l, x, y, n);
+			return;
+		}
+		vdisplay_read_yuv_run(dst, l, x + 1 - (int)n, y, n);
+		for (i = 0; i < n / 2; i++)
+			swap(dst[i], dst[n - 1 - i]);
+		return;
+	}
+	for (i = 0; i < n; i++, x += l->ix, y += l->iy)
 		dst[i] = vdisplay_yuv_pixel(l, x, y);
 }
 

@@ -1532,9 +1532,11 @@ static void yuv_buf_destroy(struct ctx *c, struct yuv_buf *yb)
 
 /*
  * Every YUV format on an overlay, in each COLOR_ENCODING and COLOR_RANGE,
- * then turned a quarter and reflected (the composer reads YUV a pixel at
- * a time through the rotation), against the reference within 1 per
- * channel, from a yuv_buf_create() buffer.
+ * then turned a quarter and reflected (the composer reads YUV down a
+ * column a pixel at a time), then half a turn and reflected alone from an
+ * odd column (it reads a row's run from its left end, which then starts
+ * halfway through a chroma pair, and reverses it), against the reference
+ * within 1 per channel, from a yuv_buf_create() buffer.
  */
 static void test_yuv(struct ctx *c)
 {
@@ -1589,6 +1591,19 @@ static void test_yuv(struct ctx *c)
 		show_rotated(c, ov, &fb, x0, y0, sx, sy, cw, ch,
 			     ROT_90 | REFLECT_X, yuv_pixel, &yf);
 		check(c, 1);
+		for (unsigned int r = 0; r < 2; r++) {
+			igt_debug("%.4s %s from an odd column\n",
+				  (const char *)&yf.f->format,
+				  r ? "reflected" : "half a turn");
+			ref_clear(c);
+			primepair_ref_blend(c->ref, c->w, c->h, &c->bg, 0, 0,
+					    0, 0, c->w, c->h, 0xffff,
+					    PRIMEPAIR_BLEND_PREMULTI);
+			show_rotated(c, ov, &fb, x0, y0, sx + 1, sy, cw - 2,
+				     ch, r ? ROT_0 | REFLECT_X : ROT_180,
+				     yuv_pixel, &yf);
+			check(c, 1);
+		}
 
 		primepair_disable_all(&c->kms);
 		igt_assert_eq(primepair_modeset(&c->kms, c->o, &c->bg), 0);
