@@ -324,9 +324,10 @@ static u32 vdisplay_axis_at(const struct vdisplay_axis *a, u32 k)
  * pixels are stepped through without a division and taken back to the
  * framebuffer, a few dozen at a time.  Where they lie along a framebuffer
  * row within a run no longer than the batch (up to 1:1 and a little
- * below, unturned or half a turn), the run is read once and its pixels
- * repeated; otherwise a YUV pixel is converted alone, and RGB ones are
- * gathered for one call of the format's reader, as for a turned layer.
+ * below, unturned or half a turn), the run is read once, by the format's
+ * reader or as YUV, and its pixels repeated; otherwise a YUV pixel is
+ * converted alone, and RGB ones are gathered for one call of the
+ * format's reader, as for a turned layer.
  */
 static void vdisplay_read_scaled(u64 *dst, const struct vdisplay_layer *l,
 				 int j, unsigned int n)
@@ -354,11 +355,14 @@ static void vdisplay_read_scaled(u64 *dst, const struct vdisplay_layer *l,
 			}
 		}
 		span = at[k - 1] - at[0] + 1;
-		if (!l->iy && !fmt->yuv && span <= VDISPLAY_GATHER) {
+		if (!l->iy && span <= VDISPLAY_GATHER) {
 			/* the leftmost framebuffer pixel of the run */
 			x = x0 + (int)(l->ix > 0 ? at[0] : at[k - 1]) * l->ix;
-			fmt->read_row(raw, base + (size_t)y0 * l->pitch +
-				      (size_t)x * fmt->cpp, span);
+			if (fmt->yuv)
+				vdisplay_read_yuv_run(raw, l, x, y0, span);
+			else
+				fmt->read_row(raw, base + (size_t)y0 * l->pitch +
+					      (size_t)x * fmt->cpp, span);
 			for (m = 0; m < k; m++)
 				dst[i + m] = raw[l->ix > 0 ? at[m] - at[0] :
 						 at[k - 1] - at[m]];

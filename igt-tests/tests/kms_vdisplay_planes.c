@@ -1654,7 +1654,7 @@ static void ref_background(struct ctx *c)
  * value (EINVAL).  Then a framebuffer of three bytes a pixel scaled up
  * and down, a scaled primary of 16 bits per channel, a scaled
  * cursor turned half a turn, and scaled YUV of two and three planes and
- * P010, each turned or reflected.
+ * P010, turned, reflected or upright, up and down.
  */
 static void test_scaling(struct ctx *c)
 {
@@ -1721,6 +1721,11 @@ static void test_scaling(struct ctx *c)
 			Q16(200, 0), Q16(150, 0), ROT_0 | REFLECT_Y } },
 		{ DRM_FORMAT_P010, { 100, 50, 333, 222, Q16(0, 2), Q16(1, 1),
 			Q16(199, 0), Q16(148, 2), ROT_90 | REFLECT_X } },
+		/* up, half a turn, from an odd column: runs of a row */
+		{ DRM_FORMAT_NV12, { 60, 40, 301, 225, Q16(11, 0), Q16(7, 0),
+			Q16(150, 0), Q16(112, 2), ROT_180 } },
+		{ DRM_FORMAT_P010, { 20, 30, 250, 180, Q16(13, 0), Q16(3, 0),
+			Q16(125, 0), Q16(90, 0), ROT_0 } },
 	};
 	uint32_t ov = c->o->overlays[0];
 	struct primepair_fb small, big, wide, cur, rgb;
