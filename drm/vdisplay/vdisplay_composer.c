@@ -209,6 +209,15 @@ static void vdisplay_read_yuv_run(u64 *dst, const struct vdisplay_layer *l,
 	}
 }
 
+/* A run read left to right, for a line that runs right to left */
+static void vdisplay_reverse(u64 *px, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n / 2; i++)
+		swap(px[i], px[n - 1 - i]);
+}
+
 /*
  * Row @j of a YUV layer, rotated or not.  Along a framebuffer row (not
  * turned, or half a turn) it is read as a run, reversed when the line
@@ -232,8 +241,7 @@ static void vdisplay_read_yuv(u64 *dst, const struct vdisplay_layer *l,
 			return;
 		}
 		vdisplay_read_yuv_run(dst, l, x + 1 - (int)n, y, n);
-		for (i = 0; i < n / 2; i++)
-			swap(dst[i], dst[n - 1 - i]);
+		vdisplay_reverse(dst, n);
 		return;
 	}
 	for (i = 0; i < n; i++, x += l->ix, y += l->iy)
@@ -300,8 +308,7 @@ static void vdisplay_read_rotated(u64 *dst, const struct vdisplay_layer *l,
 			return;
 		}
 		fmt->read_row(dst, p + (size_t)(x + 1 - (int)n) * fmt->cpp, n);
-		for (i = 0; i < n / 2; i++)
-			swap(dst[i], dst[n - 1 - i]);
+		vdisplay_reverse(dst, n);
 		return;
 	}
 	p += (size_t)x * fmt->cpp;
