@@ -163,6 +163,21 @@ static void release_held(void *data)
 	primepair_kms_release(h->kms);
 }
 
+/* A racing thread and what stops it */
+struct racer {
+	pthread_t thread;
+	atomic_bool stop;
+};
+
+/* Cleanup of a racer: tell it to stop, and wait for it */
+static void racer_halt(void *data)
+{
+	struct racer *t = data;
+
+	atomic_store(&t->stop, true);
+	pthread_join(t->thread, NULL);
+}
+
 /*
  * The destroyer keeps one framebuffer of its own published in @victim,
  * removes it at a random moment and publishes a new one.  It never
@@ -171,19 +186,10 @@ static void release_held(void *data)
 struct rmfb_race {
 	struct primepair_kms *kms;
 	struct primepair_output *o;
-	pthread_t thread;
+	struct racer t;
 	_Atomic uint32_t victim;
-	atomic_bool stop;
 	atomic_ulong removed, unexpected;
 };
-
-static void rmfb_race_halt(void *data)
-{
-	struct rmfb_race *r = data;
-
-	atomic_store(&r->stop, true);
-	pthread_join(r->thread, NULL);
-}
 
 static void *destroyer(void *arg)
 {
@@ -192,7 +198,7 @@ static void *destroyer(void *arg)
 	unsigned int seed = 7;
 	int fd = r->kms->fd;
 
-	while (!atomic_load(&r->stop)) {
+	while (!atomic_load(&r->t.stop)) {
 		uint32_t handle, fb_id;
 		uint64_t size;
 		bool rmfb_first = rand_r(&seed) & 1;
@@ -320,8 +326,8 @@ static void test_flip_vs_rmfb(bool composing)
 
 	r.kms = &kms;
 	r.o = o;
-	igt_assert_eq(pthread_create(&r.thread, NULL, destroyer, &r), 0);
-	primepair_subtest_cleanup_push(rmfb_race_halt, &r);
+	igt_assert_eq(pthread_create(&r.t.thread, NULL, destroyer, &r), 0);
+	primepair_subtest_cleanup_push(racer_halt, &r.t);
 	end = primepair_now_ns() + RACE_SECONDS * 1000000000ll;
 	for (unsigned int n = 0; primepair_now_ns() < end; n++) {
 		/* every third flip puts the stable framebuffer back */
@@ -359,7 +365,7 @@ static void test_flip_vs_rmfb(bool composing)
 			gone++;
 		}
 	}
-	primepair_subtest_cleanup_pop(true);	/* rmfb_race_halt() */
+	primepair_subtest_cleanup_pop(true);	/* racer_halt() */
 	if (composing)
 		crc_reader_stop(&crc);
 	igt_info("%lu flips, %lu to removed framebuffers, %lu primary off, %lu busy; %lu framebuffers removed\n",
@@ -394,18 +400,9 @@ static void test_flip_vs_rmfb(bool composing)
 struct cursor_race {
 	struct primepair_kms *kms;
 	struct primepair_output *o;
-	pthread_t thread;
-	atomic_bool stop;
+	struct racer t;
 	atomic_ulong calls, failed, recreated;
 };
-
-static void cursor_race_halt(void *data)
-{
-	struct cursor_race *r = data;
-
-	atomic_store(&r->stop, true);
-	pthread_join(r->thread, NULL);
-}
 
 static void *cursor_toggler(void *arg)
 {
@@ -417,7 +414,7 @@ static void *cursor_toggler(void *arg)
 	unsigned int n;
 	int fd = r->kms->fd;
 
-	for (n = 0; !atomic_load(&r->stop); n++) {
+	for (n = 0; !atomic_load(&r->t.stop); n++) {
 		unsigned int i = (n / 4) % 2;
 		int ret = 0;
 
@@ -492,8 +489,8 @@ static void test_cursor_vs_flips(bool composing)
 
 	r.kms = &kms;
 	r.o = o;
-	igt_assert_eq(pthread_create(&r.thread, NULL, cursor_toggler, &r), 0);
-	primepair_subtest_cleanup_push(cursor_race_halt, &r);
+	igt_assert_eq(pthread_create(&r.t.thread, NULL, cursor_toggler, &r), 0);
+	primepair_subtest_cleanup_push(racer_halt, &r.t);
 	end = primepair_now_ns() + RACE_SECONDS * 1000000000ll;
 	for (n = 0; primepair_now_ns() < end; n++) {
 		unsigned int before = events;
@@ -510,7 +507,7 @@ static void test_cursor_vs_flips(bool composing)
 			     n);
 		igt_assert_eq(events, before + 1);
 	}
-	primepair_subtest_cleanup_pop(true);	/* cursor_race_halt() */
+	primepair_subtest_cleanup_pop(true);	/* racer_halt() */
 	if (composing)
 		crc_reader_stop(&crc);
 	igt_info("%u flips, %lu cursor calls, %lu images recreated\n", events,
