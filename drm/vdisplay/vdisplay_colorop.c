@@ -53,8 +53,10 @@
  * The curves are tables computed at module load in integer arithmetic
  * (fixed-point log2 and exp2), with nodes spaced as a float with 7 bits
  * of mantissa: 128 per octave from 2^-17 to 128, so that steep curves near
- * black (gamma 2.2 inverse, PQ) are as exact as the rest; between nodes
- * they are linear, within about half a 16-bit step of the curve (102 KiB
+ * black (gamma 2.2 inverse, PQ) are as exact as the rest.  Between two
+ * nodes a curve is the parabola through them and through its value
+ * halfway, within about a hundredth of a 16-bit step of the curve, a
+ * twentieth near the kinks of the sRGB curves and at PQ's ends (204 KiB
  * for the eight).  An 8-bit value through a curve and its inverse comes
  * back unchanged, and through one sRGB, BT.2020 or gamma 2.2 curve
  * rounds to 8 bits as the exact curve does, but at exact ties.
@@ -274,6 +276,12 @@ static const struct vd_curve vd_curves[DRM_COLOROP_1D_CURVE_COUNT] = {
 #define VD_NODES	(VD_MANT_STEPS * (32 - VD_MANT_BITS) + 1)
 
 static u32 vd_curve_tables[DRM_COLOROP_1D_CURVE_COUNT][VD_NODES] __ro_after_init;
+/*
+ * How far below the chord from node i to node i + 1 the curve passes
+ * halfway between them, in Q24 (negative where it passes above); 0 where
+ * the nodes are one Q24 step apart and nothing lies between them.
+ */
+static s32 vd_curve_bows[DRM_COLOROP_1D_CURVE_COUNT][VD_NODES] __ro_after_init;
 
 static u32 vd_node_x(unsigned int i)
 {
@@ -281,6 +289,26 @@ static u32 vd_node_x(unsigned int i)
 		return i;
 	i -= VD_MANT_STEPS;
 	return (VD_MANT_STEPS + (i % VD_MANT_STEPS)) << (i / VD_MANT_STEPS);
+}
+
+/*
+ * The chord's midpoint from node @i to node @i + 1 of curve @type, less
+ * the curve there, both in Q32, rounded to Q24; @top is the end of the
+ * curve's domain in Q32.  The table holds the nodes already.
+ */
+static s32 vd_curve_bow(unsigned int type, unsigned int i, u64 top)
+{
+	u64 x0 = min_t(u64, (u64)vd_node_x(i) << 8, top);
+	u64 x1 = min_t(u64, (u64)vd_node_x(i + 1) << 8, top);
+	s64 chord, bow;
+
+	if (x1 - x0 <= BIT(8))
+		return 0;
+	chord = ((s64)vd_curve_tables[type][i] +
+		 vd_curve_tables[type][i + 1]) << 7;
+	bow = chord - (s64)min_t(u64, vd_curves[type].fn((x0 + x1) / 2),
+				 (u64)S32_MAX << 8);
+	return (bow + 128) >> 8;
 }
 
 /**
@@ -301,6 +329,8 @@ void vdisplay_colorop_tables_init(void)
 
 			vd_curve_tables[type][i] = min_t(u64, y, S32_MAX);
 		}
+		for (i = 0; i + 1 < VD_NODES; i++)
+			vd_curve_bows[type][i] = vd_curve_bow(type, i, top);
 	}
 }
 
@@ -313,6 +343,8 @@ void vdisplay_colorop_tables_init(void)
  * is 0, so the first values need no case of their own; above, each
  * octave has VD_MANT_STEPS of them.  The domain ends below 128, so the
  * last node is never the left one of a pair and t[i + 1] always exists.
+ * At the fraction f of the way from node i to node i + 1 the parabola is
+ * the chord less 4 f (1 - f) times the bow, which is the bow halfway.
  */
 static s32 vd_apply_curve(unsigned int type, s32 v)
 {
@@ -321,8 +353,11 @@ static s32 vd_apply_curve(unsigned int type, s32 v)
 	unsigned int sh = max(fls(u) - 1 - VD_MANT_BITS, 0);
 	unsigned int i = (sh << VD_MANT_BITS) + (u >> sh);
 	u32 frac = u & (BIT(sh) - 1);
+	/* f (1 - f) in units of 2^-sh, below 2^21 */
+	s64 w = ((u64)frac * (BIT(sh) - frac)) >> sh;
+	s64 chord = t[i] + ((((s64)t[i + 1] - t[i]) * frac) >> sh);
 
-	return t[i] + (s32)((((s64)t[i + 1] - t[i]) * frac) >> sh);
+	return chord - ((4 * vd_curve_bows[type][i] * w) >> sh);
 }
 
 static u32 vd_lut_channel(const struct drm_color_lut32 *e, unsigned int c)
