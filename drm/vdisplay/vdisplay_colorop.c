@@ -45,7 +45,7 @@
  * PQ 125 inverse EOTF; [0, 1] on each axis of the 3D LUT); the multiplier
  * and the matrices take any, their factors, coefficients and offsets cut
  * to +-128, and saturate.  The result is clamped to [0, 1] and rounded to
- * the blender's 16 bits, halfway cases up (VD_TIE_BIAS).
+ * the blender's 16 bits, halfway cases up (VD_TIE_BIAS, VD_TIE_BIAS_10).
  * Alpha goes through unchanged, and premultiplied pixels are transformed
  * as they are.  A matrix or LUT not bypassed but without DATA passes its
  * input through.
@@ -60,6 +60,14 @@
  * for the eight).  An 8-bit value through a curve and its inverse comes
  * back unchanged, and through one sRGB, BT.2020 or gamma 2.2 curve
  * rounds to 8 bits as the exact curve does, but at exact ties.
+ *
+ * Pixels of a 10-bit format enter the pipeline as the fractions of 1023
+ * they are, not as their 16-bit widening, and a result leaves it as the
+ * 16-bit value nearest to it that rounds to the same 10-bit code as the
+ * result itself (and to the same 8-bit one, which wins where the two
+ * disagree, at three values of Q24).  So an XRGB2101010 picture written
+ * back as XRGB2101010 gets its codes rounded once, from the pipeline's
+ * result, and not twice through the blender's 16 bits.
  *
  * The atomic check takes what the composer needs from the colorop states
  * of the plane's pipeline into the plane's state: the active operations,
@@ -116,6 +124,13 @@
  * value and 0xffff.
  */
 #define VD_TIE_BIAS	(2 * 0xffff)
+/*
+ * The same for the 10-bit code a result rounds to, in units of the
+ * product of a Q24 value and 1023, but one unit: 10-bit ties are not
+ * 16-bit ones, and the sRGB curve, its inverse and the curve again take
+ * 151/1023 to 1.3 units below a 10-bit tie that it is not (19.49992).
+ */
+#define VD_TIE_BIAS_10	1023
 
 /* A constant num / den in Q32, rounded */
 #define VD_Q32(num, den)	DIV_ROUND_CLOSEST_ULL((num) * VD_Q32_ONE, den)
@@ -527,17 +542,45 @@ static void vd_fold_leading(struct vdisplay_pipeline *p)
 	p->nlead = n;
 }
 
+/* A 10-bit code, the top ten bits of its 16-bit widening, to Q24 */
+static s32 vd_10_to_q24(u32 v)
+{
+	return div_u64(((u64)v << 24) + 511, 1023);
+}
+
+/*
+ * A result in Q24 to the blender's 16 bits: the nearest 16-bit value, or
+ * the next one towards the result where that rounds to the 10-bit code
+ * the result rounds to and the nearest does not (so that a 10-bit
+ * picture gets its codes rounded once), unless the 8-bit code would
+ * change with it.
+ */
+static u32 vd_q24_to_px(s32 q)
+{
+	u64 v = clamp_t(s32, q, 0, VD_Q24_ONE);
+	u32 y = (v * 0xffff + BIT(23) + VD_TIE_BIAS) >> 24;
+	u32 code = (v * 1023 + BIT(23) + VD_TIE_BIAS_10) >> 24;
+	u32 next;
+
+	if (vdisplay_16_to_10(y) == code)
+		return y;
+	next = vdisplay_16_to_10(y) < code ? y + 1 : y - 1;
+	return vdisplay_16_to_8(next) == vdisplay_16_to_8(y) ? next : y;
+}
+
 /**
  * vdisplay_pipeline_apply() - run a plane's colour pipeline on pixels
  * @p: the plane's active operations, at least one
  * @px: @n pixels of the composer's (see vdisplay_px()), transformed in
  *	place
  * @n: number of pixels
+ * @ten_bit: the pixels were read from a format of 10 bits a channel
+ *	(&vdisplay_format.ten_bit)
  *
  * Context: the composer, under the output's compose_lock.
  */
 void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
-			     unsigned int n)
+			     unsigned int n, bool ten_bit)
 {
 	u64 last_in = 0, last_out = 0;
 	unsigned int i, s, c;
@@ -555,8 +598,12 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 
 		for (c = 0; c < 3; c++)
 			v[c] = vdisplay_px_chan(in, 32 - 16 * c);
+		if (ten_bit) {
+			for (c = 0; c < 3; c++)
+				rgb[c] = vd_10_to_q24(v[c] >> 6);
+			s = 0;
 		/* Read from 8 bits a channel: the first steps are a lookup */
-		if (p->nlead && (v[0] >> 8) == (v[0] & 0xff) &&
+		} else if (p->nlead && (v[0] >> 8) == (v[0] & 0xff) &&
 		    (v[1] >> 8) == (v[1] & 0xff) &&
 		    (v[2] >> 8) == (v[2] & 0xff)) {
 			for (c = 0; c < 3; c++)
@@ -569,13 +616,8 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 		}
 		for (; s < p->nsteps; s++)
 			vd_apply_step(&p->steps[s], rgb);
-		/* Back from Q24 to 16 bits, rounded, ties up */
-		for (c = 0; c < 3; c++) {
-			u64 v = clamp_t(s32, rgb[c], 0, VD_Q24_ONE);
-
-			out |= ((v * 0xffff + BIT(23) + VD_TIE_BIAS) >> 24) <<
-			       (32 - 16 * c);
-		}
+		for (c = 0; c < 3; c++)
+			out |= (u64)vd_q24_to_px(rgb[c]) << (32 - 16 * c);
 		px[i] = out;
 		last_in = in;
 		last_out = out;

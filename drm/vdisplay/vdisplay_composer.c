@@ -432,12 +432,14 @@ static void vdisplay_blend_layer(u64 *image, u32 width, u64 *line,
 		if (copy) {
 			vdisplay_read_layer_row(row, l, y - l->dst.y1, n);
 			if (l->pipeline.nsteps)
-				vdisplay_pipeline_apply(&l->pipeline, row, n);
+				vdisplay_pipeline_apply(&l->pipeline, row, n,
+							l->fmt->ten_bit);
 			continue;
 		}
 		vdisplay_read_layer_row(line, l, y - l->dst.y1, n);
 		if (l->pipeline.nsteps)
-			vdisplay_pipeline_apply(&l->pipeline, line, n);
+			vdisplay_pipeline_apply(&l->pipeline, line, n,
+						l->fmt->ten_bit);
 		for (i = 0; i < n; i++) {
 			u64 px = line[i];
 

@@ -262,6 +262,12 @@ static inline u32 vdisplay_16_to_8(u32 v)
 	return (v * 255 + 0x7fff) / 0xffff;
 }
 
+/* A 16-bit channel to 10 bits, rounded: exact for 10-bit values widened */
+static inline u32 vdisplay_16_to_10(u32 v)
+{
+	return (v * 1023 + 0x7fff) / 0xffff;
+}
+
 /* A pixel as XRGB8888, the unused byte 0xff, each channel rounded */
 static inline u32 vdisplay_px_to_x888(u64 px)
 {
@@ -289,6 +295,8 @@ static inline u32 vdisplay_px_to_x888(u64 px)
  * @cb_byte: byte of the top 8 bits of Cb within its chroma sample
  * @cr_plane: framebuffer plane holding Cr
  * @cr_byte: byte of the top 8 bits of Cr within its chroma sample
+ * @ten_bit: red, green and blue of 10 bits each, which the planes' colour
+ *	pipeline takes as the fractions of 1023 they are
  */
 struct vdisplay_format {
 	u32 fourcc;
@@ -303,6 +311,7 @@ struct vdisplay_format {
 	u8 cb_byte;
 	u8 cr_plane;
 	u8 cr_byte;
+	bool ten_bit;
 };
 
 /**
@@ -697,7 +706,7 @@ void vdisplay_plane_pipeline_copy(struct vdisplay_plane_state *dst,
 				  const struct vdisplay_plane_state *src);
 void vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs);
 void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
-			     unsigned int n);
+			     unsigned int n, bool ten_bit);
 #else
 static inline void vdisplay_colorop_tables_init(void)
 {
@@ -734,7 +743,8 @@ vdisplay_plane_pipeline_release(struct vdisplay_plane_state *vs)
 }
 
 static inline void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p,
-					   u64 *px, unsigned int n)
+					   u64 *px, unsigned int n,
+					   bool ten_bit)
 {
 }
 #endif

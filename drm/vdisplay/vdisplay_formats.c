@@ -286,7 +286,8 @@ static const struct vdisplay_format vdisplay_plane_formats[] = {
 	{ DRM_FORMAT_XBGR8888, 4, false, vdisplay_read_xbgr8888 },
 	{ DRM_FORMAT_ABGR8888, 4, true, vdisplay_read_abgr8888 },
 	{ DRM_FORMAT_RGB565, 2, false, vdisplay_read_rgb565 },
-	{ DRM_FORMAT_XRGB2101010, 4, false, vdisplay_read_xrgb2101010 },
+	{ DRM_FORMAT_XRGB2101010, 4, false, vdisplay_read_xrgb2101010,
+	  .ten_bit = true },
 	{ DRM_FORMAT_RGB888, 3, false, vdisplay_read_rgb888 },
 	{ DRM_FORMAT_BGR888, 3, false, vdisplay_read_bgr888 },
 	{ DRM_FORMAT_BGR565, 2, false, vdisplay_read_bgr565 },
@@ -359,12 +360,6 @@ static void vdisplay_write_8888(void *dst, const u64 *src, unsigned int n)
 	/* The unused byte 0xff: opaque for ARGB8888. */
 	while (n--)
 		*d++ = vdisplay_px_to_x888(*src++);
-}
-
-/* A 16-bit channel rounded to 10 bits */
-static inline u32 vdisplay_16_to_10(u32 v)
-{
-	return (v * 1023 + 0x7fff) / 0xffff;
 }
 
 /*
