@@ -9,7 +9,8 @@
  * a side, a third 1D curve and a second 1D LUT, each of which can be
  * bypassed.  The tests check what a compositor relies on: the pipeline's
  * shape as libdrm shows it, its output through the writeback connector
- * against a reference in double precision (each channel within 1), that
+ * against a reference in double precision (each channel within 1; an
+ * XRGB2101010 picture through a curve, to the code), that
  * bypass gives the picture back, that only the plane's own pixels change,
  * the errno of each kind of bad input, and what the core does with the
  * legacy COLOR_ENCODING and COLOR_RANGE for a client with the cap.  On
@@ -709,6 +710,140 @@ static void test_curves(struct ctx *c)
 		if (k != PQ_125_EOTF)
 			check_primary(c, &cfg);
 	}
+}
+
+/* The 10-bit code of channel @ch (0 red) at pixel @i of the test picture */
+static uint32_t ten_bit_code(size_t i, int ch)
+{
+	static const uint32_t mul[3] = { 1, 5, 3 }, add[3] = { 0, 341, 682 };
+
+	return (uint32_t)(i * mul[ch] + add[ch]) & 1023;
+}
+
+/*
+ * Differing channels between the XRGB2101010 capture @out and @fn applied
+ * to the test picture's codes; a code within @margin of a tie may round
+ * either way, and *@either counts those.
+ */
+static unsigned int ten_bit_diff(struct ctx *c, const struct primepair_fb *out,
+				 double (*fn)(int k, double x), int k,
+				 double margin, unsigned int *either)
+{
+	unsigned int bad = 0;
+
+	for (uint32_t y = 0; y < c->h; y++)
+		for (uint32_t x = 0; x < c->w; x++) {
+			size_t i = (size_t)y * c->w + x;
+			uint32_t got = *(const uint32_t *)((const uint8_t *)out->map +
+							   (size_t)y * out->pitch +
+							   (size_t)x * 4);
+
+			for (int ch = 0; ch < 3; ch++) {
+				uint32_t v = ten_bit_code(i, ch);
+				uint32_t g = got >> (20 - 10 * ch) & 1023;
+				double e = fmin(fmax(fn(k, v / 1023.0), 0), 1) * 1023;
+				double f = e - floor(e);
+
+				if (fabs(f - 0.5) < margin) {
+					*either += i < 1024;
+					bad += g != (uint32_t)floor(e) &&
+					       g != (uint32_t)ceil(e);
+				} else {
+					bad += g != (uint32_t)floor(e + 0.5);
+				}
+			}
+			bad += got >> 30 != 0;
+		}
+	return bad;
+}
+
+static double ten_bit_curve(int k, double x)
+{
+	if (k == PQ_125_EOTF)
+		return curve(k, x) / 125;
+	if (k == PQ_125_INV_EOTF)
+		return curve(k, x * 125);
+	return curve(k, x);
+}
+
+static double ten_bit_same(int k, double x)
+{
+	return x;
+}
+
+/*
+ * An XRGB2101010 primary holding every 10-bit code in each channel,
+ * written back as XRGB2101010.  Through each curve each code comes out
+ * as the exact curve of code / 1023 rounded once to 10 bits, and through
+ * a curve and its inverse as it went in; PQ's 0 to 125 is scaled by a
+ * matrix as in test_curves().  Rounded to the blender's 16 bits and then
+ * to 10, about one code in a hundred came out one off.  A code whose
+ * exact result lies within a thousandth of a tie may go either way: the
+ * curves are held to about a twentieth of a 16-bit step, and the input
+ * to 2^-24 (BT.2020's 4.5 x 15 / 1023 is a tie, 67.5 codes, exactly).
+ */
+static void test_ten_bit(struct ctx *c)
+{
+	static const double down[12] = {
+		1 / 125.0, 0, 0, 0,  0, 1 / 125.0, 0, 0,  0, 0, 1 / 125.0, 0,
+	};
+	static const double up[12] = {
+		125, 0, 0, 0,  0, 125, 0, 0,  0, 0, 125, 0,
+	};
+	static const enum curve inverse[NCURVES] = {
+		SRGB_INV_EOTF, SRGB_EOTF, PQ_125_INV_EOTF, PQ_125_EOTF,
+		BT2020_OETF, BT2020_INV_OETF, GAMMA22_INV, GAMMA22,
+	};
+	struct primepair_fb in, out;
+	unsigned int bad[2 * NCURVES] = {}, either = 0, total = 0;
+
+	igt_require(c->w * c->h >= 1024);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB2101010, &in);
+	primepair_fb_create(c->kms.fd, c->w, c->h, DRM_FORMAT_XRGB2101010, &out);
+	for (uint32_t y = 0; y < c->h; y++)
+		for (uint32_t x = 0; x < c->w; x++) {
+			size_t i = (size_t)y * c->w + x;
+
+			*(uint32_t *)((uint8_t *)in.map + (size_t)y * in.pitch +
+				      (size_t)x * 4) = ten_bit_code(i, 0) << 20 |
+						       ten_bit_code(i, 1) << 10 |
+						       ten_bit_code(i, 2);
+		}
+	igt_assert_eq(primepair_modeset(&c->kms, c->o, &in), 0);
+
+	for (int k = 0; k < NCURVES; k++) {
+		struct cfg cfg = { k, NULL, NULL, NO_CURVE };
+
+		if (k == PQ_125_EOTF)
+			cfg.matrix = down;
+		if (k == PQ_125_INV_EOTF)
+			cfg = (struct cfg){ NO_CURVE, up, NULL, k };
+		igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary,
+					   &cfg, 0), 0);
+		memset(out.map, 0x55, out.size);
+		primepair_writeback_capture(&c->kms, c->o, &out);
+		bad[2 * k] = ten_bit_diff(c, &out, ten_bit_curve, k, 1e-3,
+					  &either);
+
+		cfg = (struct cfg){ k, NULL, NULL, inverse[k] };
+		igt_assert_eq(set_pipeline(c, c->o->primary, &c->primary,
+					   &cfg, 0), 0);
+		memset(out.map, 0x55, out.size);
+		primepair_writeback_capture(&c->kms, c->o, &out);
+		bad[2 * k + 1] = ten_bit_diff(c, &out, ten_bit_same, k, 0,
+					      &either);
+		igt_info("%s: %u channels differ; then %s: %u\n",
+			 curve_names[k], bad[2 * k], curve_names[inverse[k]],
+			 bad[2 * k + 1]);
+		total += bad[2 * k] + bad[2 * k + 1];
+	}
+	igt_info("%u of the 8 x 3 x 1024 codes within a thousandth of a tie\n",
+		 either);
+	igt_assert_eq(set_pipeline(c, c->o->primary, NULL, &bypass_all, 0), 0);
+	primepair_disable_all(&c->kms);
+	primepair_fb_destroy(c->kms.fd, &out);
+	primepair_fb_destroy(c->kms.fd, &in);
+	igt_assert_eq_u32(total, 0);
 }
 
 /*
@@ -1437,6 +1572,11 @@ igt_main
 	igt_subtest("curve-reference") {
 		ctx_reset(&c);
 		test_curves(&c);
+	}
+	igt_describe("XRGB2101010 in and written back: each curve rounds every 10-bit code once, as the exact curve does; a curve and its inverse give each code back");
+	igt_subtest("curve-ten-bit") {
+		ctx_reset(&c);
+		test_ten_bit(&c);
 	}
 	igt_describe("3x4 matrices: identity, channel swap, offsets, values above 1 in between; with coefficients of 1/4, 1/2 and 3/2, results halfway between two codes round up, to the bit");
 	igt_subtest("ctm-3x4") {
