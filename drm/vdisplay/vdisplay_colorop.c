@@ -131,6 +131,12 @@
  * 151/1023 to 1.3 units below a 10-bit tie that it is not (19.49992).
  */
 #define VD_TIE_BIAS_10	1023
+/*
+ * More than a 16-bit step, 1023 * 2^24 / 0xffff in units of 2^-24 of a
+ * 10-bit code: a result farther than that from a 10-bit boundary rounds
+ * to the same code from its nearest 16-bit value.
+ */
+#define VD_NEAR_10	(1023 * 257)
 
 /* A constant num / den in Q32, rounded */
 #define VD_Q32(num, den)	DIV_ROUND_CLOSEST_ULL((num) * VD_Q32_ONE, den)
@@ -290,13 +296,20 @@ static const struct vd_curve vd_curves[DRM_COLOROP_1D_CURVE_COUNT] = {
 #define VD_MANT_STEPS	BIT(VD_MANT_BITS)
 #define VD_NODES	(VD_MANT_STEPS * (32 - VD_MANT_BITS) + 1)
 
-static u32 vd_curve_tables[DRM_COLOROP_1D_CURVE_COUNT][VD_NODES] __ro_after_init;
-/*
- * How far below the chord from node i to node i + 1 the curve passes
- * halfway between them, in Q24 (negative where it passes above); 0 where
- * the nodes are one Q24 step apart and nothing lies between them.
+/**
+ * struct vd_node - a node of a curve's table
+ * @y: the curve at the node, in Q24
+ * @bow: how far below the chord from this node to the next the curve
+ *	passes halfway between them, in Q24 (negative where it passes
+ *	above); 0 where the nodes are one Q24 step apart and nothing lies
+ *	between them
  */
-static s32 vd_curve_bows[DRM_COLOROP_1D_CURVE_COUNT][VD_NODES] __ro_after_init;
+struct vd_node {
+	u32 y;
+	s32 bow;
+};
+
+static struct vd_node vd_curve_tables[DRM_COLOROP_1D_CURVE_COUNT][VD_NODES] __ro_after_init;
 
 static u32 vd_node_x(unsigned int i)
 {
@@ -319,8 +332,8 @@ static s32 vd_curve_bow(unsigned int type, unsigned int i, u64 top)
 
 	if (x1 - x0 <= BIT(8))
 		return 0;
-	chord = ((s64)vd_curve_tables[type][i] +
-		 vd_curve_tables[type][i + 1]) << 7;
+	chord = ((s64)vd_curve_tables[type][i].y +
+		 vd_curve_tables[type][i + 1].y) << 7;
 	bow = chord - (s64)min_t(u64, vd_curves[type].fn((x0 + x1) / 2),
 				 (u64)S32_MAX << 8);
 	return (bow + 128) >> 8;
@@ -342,10 +355,11 @@ void vdisplay_colorop_tables_init(void)
 			u64 x = min_t(u64, (u64)vd_node_x(i) << 8, top);
 			u64 y = (vd_curves[type].fn(x) + 128) >> 8;
 
-			vd_curve_tables[type][i] = min_t(u64, y, S32_MAX);
+			vd_curve_tables[type][i].y = min_t(u64, y, S32_MAX);
 		}
 		for (i = 0; i + 1 < VD_NODES; i++)
-			vd_curve_bows[type][i] = vd_curve_bow(type, i, top);
+			vd_curve_tables[type][i].bow =
+				vd_curve_bow(type, i, top);
 	}
 }
 
@@ -357,22 +371,22 @@ void vdisplay_colorop_tables_init(void)
  * Below 2 * VD_MANT_STEPS the nodes are a Q24 step apart and the shift
  * is 0, so the first values need no case of their own; above, each
  * octave has VD_MANT_STEPS of them.  The domain ends below 128, so the
- * last node is never the left one of a pair and t[i + 1] always exists.
+ * last node is never the left one of a pair: t[1] always exists.
  * At the fraction f of the way from node i to node i + 1 the parabola is
  * the chord less 4 f (1 - f) times the bow, which is the bow halfway.
  */
 static s32 vd_apply_curve(unsigned int type, s32 v)
 {
-	const u32 *t = vd_curve_tables[type];
 	u32 u = clamp_t(s32, v, 0, vd_curves[type].top);
 	unsigned int sh = max(fls(u) - 1 - VD_MANT_BITS, 0);
 	unsigned int i = (sh << VD_MANT_BITS) + (u >> sh);
+	const struct vd_node *t = &vd_curve_tables[type][i];
 	u32 frac = u & (BIT(sh) - 1);
 	/* f (1 - f) in units of 2^-sh, below 2^21 */
 	s64 w = ((u64)frac * (BIT(sh) - frac)) >> sh;
-	s64 chord = t[i] + ((((s64)t[i + 1] - t[i]) * frac) >> sh);
+	s64 chord = t[0].y + ((((s64)t[1].y - t[0].y) * frac) >> sh);
 
-	return chord - ((4 * vd_curve_bows[type][i] * w) >> sh);
+	return chord - ((4 * t[0].bow * w) >> sh);
 }
 
 static u32 vd_lut_channel(const struct drm_color_lut32 *e, unsigned int c)
@@ -559,9 +573,12 @@ static u32 vd_q24_to_px(s32 q)
 {
 	u64 v = clamp_t(s32, q, 0, VD_Q24_ONE);
 	u32 y = (v * 0xffff + BIT(23) + VD_TIE_BIAS) >> 24;
-	u32 code = (v * 1023 + BIT(23) + VD_TIE_BIAS_10) >> 24;
-	u32 next;
+	/* the 10-bit code above 24 bits, how far past its boundary below */
+	u64 t = v * 1023 + BIT(23) + VD_TIE_BIAS_10;
+	u32 past = t & (VD_Q24_ONE - 1), code = t >> 24, next;
 
+	if (past > VD_NEAR_10 && past < VD_Q24_ONE - VD_NEAR_10)
+		return y;
 	if (vdisplay_16_to_10(y) == code)
 		return y;
 	next = vdisplay_16_to_10(y) < code ? y + 1 : y - 1;
