@@ -23,10 +23,14 @@
  * Needs ptrace rights over PID (root, or the same user with
  * kernel.yama.ptrace_scope 0) and a device with a writeback connector
  * for the CRTC.  Exits 0 on a picture, 1 with the reason otherwise.
+ * SIGHUP, SIGINT, SIGQUIT and SIGTERM during the capture take effect once
+ * the program runs again with its CRTC as it was (at most about 10 s);
+ * SIGKILL cannot wait, and may leave the program stopped.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +66,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pp_capture cap = { 0 };
+	sigset_t fatal, old;
 	const char *png = NULL;
 	struct stat st;
 	dev_t rdev = 0;
@@ -92,7 +97,20 @@ int main(int argc, char **argv)
 		usage();
 	pid = number(argv[optind]);
 
+	/*
+	 * The capture stops the program and routes the writeback connector
+	 * to its CRTC.  A signal that would end us (timeout(1)'s SIGTERM, a
+	 * ^C) waits until both are undone, within the capture's own
+	 * timeouts, and then ends us as it would have.
+	 */
+	sigemptyset(&fatal);
+	sigaddset(&fatal, SIGHUP);
+	sigaddset(&fatal, SIGINT);
+	sigaddset(&fatal, SIGQUIT);
+	sigaddset(&fatal, SIGTERM);
+	sigprocmask(SIG_BLOCK, &fatal, &old);
 	ret = pp_capture_process(pid, rdev, 0, &cap);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		fprintf(stderr, "kms-capture: %s\n", cap.error);
 		return 1;

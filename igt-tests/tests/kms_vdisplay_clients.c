@@ -327,6 +327,63 @@ static void test_capture_master(struct primepair_kms *kms)
 }
 
 /*
+ * tools/kms-capture told to stop (SIGTERM, as timeout(1) sends) at any
+ * point of its capture: the master runs again afterwards, the writeback
+ * connector is off its CRTC, and the CRTC shows what it showed.  The
+ * signal lands from before the capture starts to after it ends, a step
+ * further each round.
+ */
+static pid_t interrupted_master;
+
+static void stop_interrupted_master(void *data)
+{
+	primepair_held_stop(interrupted_master);
+}
+
+static void test_capture_interrupted(struct primepair_kms *kms)
+{
+	struct primepair_output *o = &kms->outputs[0];
+	char tool[300], pidarg[16], out[1024];
+	char *argv[] = { tool, pidarg, NULL };
+	struct primepair_child c;
+	unsigned int i, captured = 0;
+	drmModeCrtcPtr crtc;
+	uint64_t wb_crtc;
+	pid_t pid;
+
+	igt_require(o->wb_connector_id);
+	snprintf(tool, sizeof(tool), "%s/kms-capture", primepair_tools_dir());
+	igt_require_f(access(tool, X_OK) == 0, "no %s\n", tool);
+	pid = start_master(kms, o, true, true);
+	/* SIGKILL, which ends it stopped or not, however the rounds end */
+	interrupted_master = pid;
+	primepair_subtest_cleanup_push(stop_interrupted_master, NULL);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+
+	for (i = 0; i < 16; i++) {
+		primepair_child_start(&c, argv, NULL);
+		usleep(i * 25000);
+		primepair_child_stop(&c, SIGTERM, 30000, out, sizeof(out));
+		captured += strstr(out, "captured ") != NULL;
+		igt_assert_f(proc_state(pid) != 'T',
+			     "the master stays stopped after a SIGTERM %u ms into kms-capture\n",
+			     i * 25);
+		igt_assert_eq(pp_prop_value(kms->fd, o->wb_connector_id,
+					    DRM_MODE_OBJECT_CONNECTOR,
+					    "CRTC_ID", &wb_crtc), 0);
+		igt_assert_f(wb_crtc == 0,
+			     "writeback left on CRTC %u after a SIGTERM %u ms into kms-capture\n",
+			     (unsigned int)wb_crtc, i * 25);
+	}
+	igt_info("%u of 16 rounds ended with a picture\n", captured);
+
+	crtc = drmModeGetCrtc(kms->fd, o->crtc_id);
+	igt_assert(crtc && crtc->mode_valid && crtc->buffer_id);
+	drmModeFreeCrtc(crtc);
+	primepair_subtest_cleanup_pop(true);
+}
+
+/*
  * What pp_capture_process() refuses, with the reason, leaving the
  * process as it found it: running, or stopped if it was.
  */
@@ -388,6 +445,9 @@ igt_main
 	igt_describe("A picture of a running DRM master's output from vdisplay's writeback, without its help: its frame to the pixel");
 	igt_subtest("writeback-capture-master")
 		test_capture_master(&kms);
+	igt_describe("tools/kms-capture ended by SIGTERM at any point: the master runs again, with its CRTC as it was and no writeback on it");
+	igt_subtest("writeback-capture-interrupted")
+		test_capture_interrupted(&kms);
 	igt_describe("What the capture refuses (itself, no DRM fd, nothing lit, a process gone), leaving the process as it was");
 	igt_subtest("writeback-capture-refused")
 		test_capture_refused(&kms);
