@@ -153,15 +153,64 @@ static const struct drm_mode_config_helper_funcs vdisplay_mode_config_helpers = 
 };
 
 /*
- * The helpers' check, and a legacy cursor update that only shows or hides
- * the cursor applied at once like a cursor move (see
- * vdisplay_cursor_toggle_async()).
+ * A CRTC that @state switches off takes its writeback connector off with
+ * it, unless @state names that connector: then what the client asked for
+ * stands, and the core judges it.
+ *
+ * The core refuses to switch off a CRTC that still has a connector, and
+ * a client without DRM_CLIENT_CAP_WRITEBACK_CONNECTORS can neither see a
+ * writeback connector nor detach it.  So a capture tool or a lessee that
+ * dies with the writeback connector routed (SIGKILL), while the
+ * compositor that is master lives on, would leave that compositor unable
+ * to switch the output off; the restore at last close comes too late for
+ * it.  A writeback connector has nothing to write from a CRTC that is
+ * off, and only commits the core refused so far change: a commit that
+ * switches a CRTC off without naming its writeback connector got EINVAL
+ * and now succeeds with the connector off; one that names it is judged
+ * as before.
+ */
+static int vdisplay_writeback_follow_crtc(struct drm_atomic_commit *state)
+{
+	struct drm_connector_state *conn_state;
+	struct drm_crtc_state *crtc_state;
+	struct drm_connector *connector;
+	struct vdisplay_output *out;
+	struct drm_crtc *crtc;
+	int i, ret;
+
+	for_each_new_crtc_in_state(state, crtc, crtc_state, i) {
+		out = crtc_to_output(crtc);
+		if (crtc_state->enable ||
+		    !out->vd->config.crtcs[out->index].writeback)
+			continue;
+		connector = &out->wb.base;
+		if (drm_atomic_get_new_connector_state(state, connector))
+			continue;
+		conn_state = drm_atomic_get_connector_state(state, connector);
+		if (IS_ERR(conn_state))
+			return PTR_ERR(conn_state);
+		if (conn_state->crtc != crtc)
+			continue;
+		ret = drm_atomic_set_crtc_for_connector(conn_state, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The helpers' check, after a CRTC switched off took its writeback
+ * connector with it (vdisplay_writeback_follow_crtc()), and a legacy
+ * cursor update that only shows or hides the cursor applied at once like
+ * a cursor move (see vdisplay_cursor_toggle_async()).
  */
 static int vdisplay_atomic_check(struct drm_device *dev,
 				 struct drm_atomic_commit *state)
 {
-	int ret = drm_atomic_helper_check(dev, state);
+	int ret = vdisplay_writeback_follow_crtc(state);
 
+	if (!ret)
+		ret = drm_atomic_helper_check(dev, state);
 	if (ret)
 		return ret;
 	if (state->legacy_cursor_update && !state->async_update)
