@@ -233,8 +233,13 @@ static int open_plain(void)
 	return fd;
 }
 
-/* Switch @o off as a client that knows its connector and primary plane. */
-static int switch_off(int fd, const struct primepair_output *o)
+/*
+ * Switch @o off as a client that knows its connector and primary plane;
+ * with @name_wb, the commit also sets the writeback connector's CRTC_ID
+ * to @wb_crtc.
+ */
+static int switch_off_wb(int fd, const struct primepair_output *o,
+			 bool name_wb, uint32_t wb_crtc)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	int ret;
@@ -244,19 +249,43 @@ static int switch_off(int fd, const struct primepair_output *o)
 	primepair_add(fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
 	primepair_add(fd, req, o->connector_id, DRM_MODE_OBJECT_CONNECTOR,
 		      "CRTC_ID", 0);
+	if (name_wb)
+		primepair_add(fd, req, o->wb_connector_id,
+			      DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", wb_crtc);
 	primepair_add_plane_off(fd, req, o->primary);
 	ret = primepair_commit(fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
 	drmModeAtomicFree(req);
 	return ret;
 }
 
+static int switch_off(int fd, const struct primepair_output *o)
+{
+	return switch_off_wb(fd, o, false, 0);
+}
+
+/*
+ * Every output off; @fb, filled with FILL, and @wb, for a capture, both
+ * of @o's mode
+ */
+static void outputs_off_and_fbs(struct primepair_kms *kms,
+				const struct primepair_output *o,
+				struct primepair_fb *fb, struct primepair_fb *wb)
+{
+	primepair_disable_all(kms);
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, fb);
+	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
+			    DRM_FORMAT_XRGB8888, wb);
+	primepair_fb_fill_color(fb, FILL);
+}
+
 /*
  * A capture client that exits with the writeback connector attached, with
  * (@with_connector) or without the output's own connector on the CRTC.
- * Another client without the writeback cap cannot switch the output off
- * while it lives; after the last close the writeback connector is
- * detached, the output is as it was (on with its connector, or off when
- * only the writeback connector held it), and that client switches it off.
+ * After the last close the writeback connector is detached, the output
+ * is as it was (on with its connector, or off when only the writeback
+ * connector held it), and a client without the writeback cap switches
+ * it off.
  */
 static void check_writeback_left(bool with_connector)
 {
@@ -272,12 +301,7 @@ static void check_writeback_left(bool with_connector)
 	igt_require_f(o->wb_connector_id, "no writeback connector\n");
 	igt_require_f(has_internal_client(kms.fd, "vdisplay"),
 		      "no in-kernel client (a kernel without CONFIG_DRM_CLIENT)\n");
-	primepair_disable_all(&kms);
-	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
-			    DRM_FORMAT_XRGB8888, &fb);
-	primepair_fb_create(kms.fd, o->mode.hdisplay, o->mode.vdisplay,
-			    DRM_FORMAT_XRGB8888, &wb);
-	primepair_fb_fill_color(&fb, FILL);
+	outputs_off_and_fbs(&kms, o, &fb, &wb);
 	req = drmModeAtomicAlloc();
 	igt_assert(req);
 	if (with_connector) {
@@ -301,16 +325,6 @@ static void check_writeback_left(bool with_connector)
 	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->wb_connector_id,
 					       DRM_MODE_OBJECT_CONNECTOR,
 					       "CRTC_ID"), o->crtc_id);
-
-	/*
-	 * The trap: the CRTC keeps a connector that a client without the
-	 * cap cannot see, so cannot switch off (the capture client steps
-	 * down as master for it).
-	 */
-	igt_assert_eq(drmDropMaster(kms.fd), 0);
-	plain = open_plain();
-	igt_assert_eq(switch_off(plain, o), -EINVAL);
-	close(plain);
 
 	/* The capture client dies: the last file of the device closes. */
 	close(kms.fd);
@@ -338,6 +352,64 @@ static void check_writeback_left(bool with_connector)
 	primepair_assert_summary_zero();
 }
 
+/*
+ * A capture client leaves the writeback connector routed and stays open
+ * (a lessee or capture tool killed while its master lives).  A client
+ * without the writeback cap, which cannot see that connector, switches
+ * the output off all the same, and the connector goes off with the CRTC.
+ * A commit that names the connector is judged as before: keeping it on a
+ * CRTC switched off is EINVAL, taking it off with the CRTC succeeds.
+ */
+static void test_writeback_follows_crtc(void)
+{
+	struct primepair_kms kms = {};
+	struct primepair_output *o;
+	struct primepair_fb fb, wb;
+	int plain;
+
+	primepair_kms_open(&kms);
+	o = &kms.outputs[0];
+	igt_require_f(o->wb_connector_id, "no writeback connector\n");
+	outputs_off_and_fbs(&kms, o, &fb, &wb);
+
+	/* Routed by a capture, left routed, master handed on */
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+	primepair_writeback_capture(&kms, o, &wb);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->wb_connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"), o->crtc_id);
+	igt_assert_eq(drmDropMaster(kms.fd), 0);
+	plain = open_plain();
+	igt_assert_eq(switch_off(plain, o), 0);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->crtc_id,
+					       DRM_MODE_OBJECT_CRTC, "ACTIVE"),
+			  0);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->wb_connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"), 0);
+	close(plain);
+	igt_assert_eq(drmSetMaster(kms.fd), 0);
+
+	/* Named by the commit: kept on a CRTC switched off, EINVAL */
+	igt_assert_eq(primepair_modeset(&kms, o, &fb), 0);
+	primepair_writeback_capture(&kms, o, &wb);
+	igt_assert_eq(switch_off_wb(kms.fd, o, true, o->crtc_id), -EINVAL);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->crtc_id,
+					       DRM_MODE_OBJECT_CRTC, "ACTIVE"),
+			  1);
+	/* and taken off with it: the switch-off succeeds */
+	igt_assert_eq(switch_off_wb(kms.fd, o, true, 0), 0);
+	igt_assert_eq_u64(primepair_prop_value(kms.fd, o->wb_connector_id,
+					       DRM_MODE_OBJECT_CONNECTOR,
+					       "CRTC_ID"), 0);
+
+	primepair_fb_destroy(kms.fd, &wb);
+	primepair_fb_destroy(kms.fd, &fb);
+	primepair_kms_close(&kms);
+	primepair_summary_settle("buffers", 0);
+	primepair_assert_summary_zero();
+}
+
 igt_main
 {
 	igt_fixture {
@@ -356,6 +428,10 @@ igt_main
 	igt_describe("A writeback connector left attached by a client that exits is detached at last close, so a client without the writeback cap can switch the output off; the output stays on otherwise");
 	igt_subtest("writeback-left-at-close")
 		check_writeback_left(true);
+
+	igt_describe("A writeback connector left routed by a client that lives on goes off with its CRTC when a client without the writeback cap switches the output off; a commit that names it is judged as before");
+	igt_subtest("writeback-follows-crtc-off")
+		test_writeback_follows_crtc();
 
 	igt_describe("A CRTC that only a writeback connector left at exit kept on is switched off at last close");
 	igt_subtest("writeback-only-left-at-close")
