@@ -616,13 +616,14 @@ void vdisplay_pipeline_apply(const struct vdisplay_pipeline *p, u64 *px,
 		for (c = 0; c < 3; c++)
 			v[c] = vdisplay_px_chan(in, 32 - 16 * c);
 		if (ten_bit) {
+			/* the codes themselves, not their 16-bit widening */
 			for (c = 0; c < 3; c++)
 				rgb[c] = vd_10_to_q24(v[c] >> 6);
 			s = 0;
-		/* Read from 8 bits a channel: the first steps are a lookup */
 		} else if (p->nlead && (v[0] >> 8) == (v[0] & 0xff) &&
-		    (v[1] >> 8) == (v[1] & 0xff) &&
-		    (v[2] >> 8) == (v[2] & 0xff)) {
+			   (v[1] >> 8) == (v[1] & 0xff) &&
+			   (v[2] >> 8) == (v[2] & 0xff)) {
+			/* Read from 8 bits a channel: the first steps are a lookup */
 			for (c = 0; c < 3; c++)
 				rgb[c] = p->lead[c][v[c] & 0xff];
 			s = p->nlead;
