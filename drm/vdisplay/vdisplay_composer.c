@@ -65,6 +65,7 @@
 #include <drm/drm_damage_helper.h>
 #include <drm/drm_debugfs_crc.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_modeset_lock.h>
 #include <drm/drm_print.h>
 #include <drm/drm_rect.h>
 #include <drm/drm_vblank.h>
@@ -1522,6 +1523,31 @@ int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
 	return 0;
 }
 
+/*
+ * The CRC file opens once the CRTC's state is active.  After a nonblocking
+ * modeset that is true before the commit's atomic_enable has turned the
+ * vblanks on, and drm_crtc_vblank_get() would fail: wait for the last
+ * commit on this CRTC to reach the hardware first.
+ */
+static int vdisplay_crc_wait_commit(struct drm_crtc *crtc)
+{
+	struct drm_crtc_commit *commit = NULL;
+	int ret;
+
+	ret = drm_modeset_lock_single_interruptible(&crtc->mutex);
+	if (ret)
+		return ret;
+	if (crtc->state->commit)
+		commit = drm_crtc_commit_get(crtc->state->commit);
+	drm_modeset_unlock(&crtc->mutex);
+
+	if (!commit)
+		return 0;
+	ret = drm_crtc_commit_wait(commit);
+	drm_crtc_commit_put(commit);
+	return ret;
+}
+
 int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 {
 	struct vdisplay_output *out = crtc_to_output(crtc);
@@ -1553,9 +1579,12 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 		mutex_unlock(&out->compose_lock);
 		if (!reserved)
 			return -ENOMEM;
-		ret = drm_crtc_vblank_get(crtc);
+		ret = vdisplay_crc_wait_commit(crtc);
 		if (ret)
 			return ret;
+		/* fails only if a later commit switched the CRTC off */
+		if (drm_crtc_vblank_get(crtc))
+			return -EIO;
 	}
 
 	spin_lock_irq(&out->frame_lock);
