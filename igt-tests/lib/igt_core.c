@@ -83,6 +83,16 @@ static int nr_cleanups;
 
 static bool log_midline;	/* last message did not end in '\n' */
 
+/*
+ * The messages too detailed to print (below igt_log_level), the last
+ * LOG_KEPT of them since the subtest began, as they would have been
+ * printed.  A failure prints them to stderr, so that a run without
+ * --debug, such as CI's, still shows what led up to it.
+ */
+#define LOG_KEPT 1024
+static char *log_kept[LOG_KEPT];
+static unsigned int log_nkept;	/* kept since the reset; the ring wraps */
+
 static const struct {
 	int sig;
 	const char *name;	/* NULL: leave quietly */
@@ -144,6 +154,46 @@ uint64_t igt_nsec_elapsed(struct timespec *start)
 
 /* ---- logging ------------------------------------------------------- */
 
+static void log_keep(char *line)
+{
+	char **slot = &log_kept[log_nkept++ % LOG_KEPT];
+
+	free(*slot);
+	*slot = line;
+}
+
+static void log_kept_reset(void)
+{
+	for (unsigned int i = 0; i < LOG_KEPT; i++) {
+		free(log_kept[i]);
+		log_kept[i] = NULL;
+	}
+	log_nkept = 0;
+}
+
+/* Print the kept messages, oldest first, and forget them */
+static void log_kept_dump(void)
+{
+	unsigned int n = log_nkept < LOG_KEPT ? log_nkept : LOG_KEPT;
+	unsigned int first = log_nkept - n;
+
+	if (!n)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "---- %u debug message%s before the failure",
+		n, n == 1 ? "" : "s");
+	if (log_nkept > n)
+		fprintf(stderr, " (%u earlier ones dropped)", log_nkept - n);
+	fputs(" ----\n", stderr);
+	for (unsigned int i = first; i < log_nkept; i++)
+		fputs(log_kept[i % LOG_KEPT], stderr);
+	if (log_midline)
+		fputc('\n', stderr);
+	fputs("---- end of the debug messages ----\n", stderr);
+	fflush(stderr);
+	log_kept_reset();
+}
+
 void igt_vlog(const char *domain, enum igt_log_level level,
 	      const char *fmt, va_list args)
 {
@@ -170,8 +220,24 @@ void igt_vlog(const char *domain, enum igt_log_level level,
 	len = strlen(msg);
 	log_midline = len && msg[len - 1] != '\n';
 
-	if (level < igt_log_level)
-		goto out;
+	/* info lines go out bare; the others name process, domain, level */
+	if (level != IGT_LOG_INFO && !midline) {
+		char *line;
+
+		if (asprintf(&line, "(%s:%d) %s%s%s: %s", test_name,
+			     (int)getpid(), domain ? domain : "",
+			     domain ? "-" : "", level_names[level], msg) < 0) {
+			free(msg);
+			return;
+		}
+		free(msg);
+		msg = line;
+	}
+
+	if (level < igt_log_level) {
+		log_keep(msg);
+		return;
+	}
 
 	if (level >= IGT_LOG_WARN) {
 		fflush(stdout);
@@ -179,16 +245,8 @@ void igt_vlog(const char *domain, enum igt_log_level level,
 	} else {
 		out = stdout;
 	}
-
-	/* info lines go out bare; the others name process, domain, level */
-	if (level == IGT_LOG_INFO || midline)
-		fputs(msg, out);
-	else
-		fprintf(out, "(%s:%d) %s%s%s: %s", test_name, (int)getpid(),
-			domain ? domain : "", domain ? "-" : "",
-			level_names[level], msg);
+	fputs(msg, out);
 	fflush(out);
-out:
 	free(msg);
 }
 
@@ -529,6 +587,7 @@ bool __igt_run_subtest(const char *name, const char *file, int line)
 	fflush(stdout);
 	snprintf(subtest_name_buf, sizeof(subtest_name_buf), "%s", name);
 	in_subtest = subtest_name_buf;
+	log_kept_reset();	/* a failure shows its own subtest's messages */
 	errno = 0;
 	now(&subtest_start);
 	return true;
@@ -600,6 +659,9 @@ static void run_subtest_cleanups(void)
 __noreturn static void leave_subtest(const char *result)
 {
 	run_subtest_cleanups();
+	/* what the cleanups logged too: a compositor's log, say */
+	if (!strcmp(result, "FAIL") || !strcmp(result, "CRASH"))
+		log_kept_dump();
 	result_line(in_subtest, result, seconds_since(&subtest_start));
 	reap_children(SIGKILL);	/* a failed subtest may leave some behind */
 	in_subtest = NULL;
@@ -628,11 +690,12 @@ void igt_fail(int code)
 		exitcode = code;
 	failed_one = true;
 
+	if (in_subtest && !is_child)
+		leave_subtest("FAIL");
+
+	log_kept_dump();
 	if (is_child)
 		exit(code);
-
-	if (in_subtest)
-		leave_subtest("FAIL");
 
 	check_usage(igt_can_fail(),
 		    "failing is only allowed in fixtures, subtests and igt_simple_main\n");

@@ -147,6 +147,7 @@ formatted-1
 formatted-2
 timeout
 debug
+debug-on-failure
 helpers
 nonzero-counter
 kmsg
@@ -253,6 +254,20 @@ expect_line "debug" "$out" 'selftest: info message'
 expect_no_line "debug without --debug" "$out" 'debug message'
 run "$bin" --debug --run-subtest debug
 expect_line "debug with --debug" "$out" '\(selftest:[0-9]+\) DEBUG: selftest: debug message'
+run "$bin" --run-subtest 'debug*'
+expect_rc "debug-on-failure" 98
+expect_no_line "debug-on-failure: kept messages not on stdout" "$out" '.*kept message.*'
+expect_line "debug-on-failure: a header" "$err" \
+	'---- 1024 debug messages before the failure \(9 earlier ones dropped\) ----'
+expect_line "debug-on-failure: the last 1024 kept" "$err" \
+	'\(selftest:[0-9]+\) DEBUG: selftest: kept message 8'
+expect_no_line "debug-on-failure: older ones dropped" "$err" '.*kept message 7$'
+expect_line "debug-on-failure: a line finished as it was logged" "$err" \
+	'\(selftest:[0-9]+\) DEBUG: selftest: half a line, then the rest'
+expect_line "debug-on-failure: the end" "$err" '---- end of the debug messages ----'
+run "$bin" --run-subtest 'debug,cleanup-fail'
+expect_rc "a failure after another subtest's debug message" 98
+expect_no_line "a failure shows no other subtest's messages" "$err" 'debug message'
 
 # ---- fixtures in groups ----
 
@@ -326,10 +341,10 @@ expect_no_line "exclusion" "$out" 'Subtest fail'
 
 run "$bin"
 expect_rc "full run" 98
-if [ "$(grep -cE "^Subtest [a-z0-9-]+: (SUCCESS|SKIP|FAIL|CRASH) $T$" "$out")" -eq 22 ]; then
-	pass "full run: 22 result lines"
+if [ "$(grep -cE "^Subtest [a-z0-9-]+: (SUCCESS|SKIP|FAIL|CRASH) $T$" "$out")" -eq 23 ]; then
+	pass "full run: 23 result lines"
 else
-	fail "full run: expected 22 result lines"
+	fail "full run: expected 23 result lines"
 fi
 expect_line "full run" "$out" "Subtest after-groups: SUCCESS $T"
 expect_line "full run" "$out" 'selftest: exit handler called with 0'

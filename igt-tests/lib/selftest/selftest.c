@@ -191,6 +191,16 @@ igt_main
 		igt_info("selftest: info message\n");
 	}
 
+	/* kept, not printed, until the failure: then the last 1024 */
+	igt_subtest("debug-on-failure") {
+		igt_debug("selftest: debug message before the subtest\n");
+		for (int i = 0; i < 1030; i++)
+			igt_debug("selftest: kept message %d\n", i);
+		igt_debug("selftest: half a line, ");
+		igt_debug("then the rest\n");
+		igt_assert_f(false, "selftest: failing on purpose\n");
+	}
+
 	igt_subtest("helpers")
 		check_helpers();
 
