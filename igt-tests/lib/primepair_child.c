@@ -258,6 +258,10 @@ static void collect(struct primepair_child *c, char *buf, size_t len)
 	buf[n] = 0;
 	close(c->out);
 	c->out = -1;
+	/* shown if the subtest fails */
+	if (n)
+		igt_debug("child %d printed:\n%s%s", c->pid, buf,
+			  buf[n - 1] == '\n' ? "" : "\n");
 }
 
 int primepair_child_finish(struct primepair_child *c, char *buf, size_t len)

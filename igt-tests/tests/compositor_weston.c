@@ -94,8 +94,10 @@ static void seatd_start(struct weston *w)
 		     "seatd did not open /run/seatd.sock\n");
 }
 
-static void weston_dump_log(struct weston *w)
+/* weston's log among the debug messages, which a failure prints */
+static void weston_dump_log(void *data)
 {
+	struct weston *w = data;
 	FILE *f = fopen(w->log, "r");
 	char line[512];
 
@@ -159,10 +161,10 @@ static void weston_start(struct weston *w, struct primepair_kms *kms,
 	snprintf(log_arg, sizeof(log_arg), "--log=%s", w->log);
 
 	primepair_child_start(&w->child, debian13 ? argv14 : argv, env);
+	/* however the subtest fails while weston runs, its log is shown */
+	primepair_subtest_cleanup_push(weston_dump_log, w);
 	for (i = 0; i < 600 && access(w->socket, F_OK); i++)
 		usleep(50000);
-	if (access(w->socket, F_OK))
-		weston_dump_log(w);
 	igt_assert_f(access(w->socket, F_OK) == 0,
 		     "weston did not open %s in 30 s\n", w->socket);
 	igt_assert_f(primepair_wait_crtc_on(kms->fd, o->crtc_id, 20000),
@@ -175,8 +177,7 @@ static void weston_stop(struct weston *w)
 	int status = primepair_child_stop(&w->child, SIGTERM, 20000, out,
 					  sizeof(out));
 
-	if (status)
-		weston_dump_log(w);
+	primepair_subtest_cleanup_pop(status != 0);
 	igt_assert_f(status == 0, "weston exited with status %d\n", status);
 	if (w->has_seatd) {
 		status = primepair_child_stop(&w->seatd, SIGTERM, 10000, out,
