@@ -52,6 +52,7 @@
  * by one.
  */
 
+#include <linux/completion.h>
 #include <linux/crc32.h>
 #include <linux/math64.h>
 #include <linux/dma-fence.h>
@@ -1526,12 +1527,14 @@ int vdisplay_crc_verify_source(struct drm_crtc *crtc, const char *source,
 /*
  * The CRC file opens once the CRTC's state is active.  After a nonblocking
  * modeset that is true before the commit's atomic_enable has turned the
- * vblanks on, and drm_crtc_vblank_get() would fail: wait for the last
- * commit on this CRTC to reach the hardware first.
+ * vblanks on, and drm_crtc_vblank_get() would fail, and before the
+ * composer has the new mode's size: wait for the last commit on this
+ * CRTC to reach the hardware first, as amdgpu does there.
  */
 static int vdisplay_crc_wait_commit(struct drm_crtc *crtc)
 {
 	struct drm_crtc_commit *commit = NULL;
+	long timeout;
 	int ret;
 
 	ret = drm_modeset_lock_single_interruptible(&crtc->mutex);
@@ -1543,9 +1546,13 @@ static int vdisplay_crc_wait_commit(struct drm_crtc *crtc)
 
 	if (!commit)
 		return 0;
-	ret = drm_crtc_commit_wait(commit);
+	/* a reader stuck behind a stuck commit can still be interrupted */
+	timeout = wait_for_completion_interruptible_timeout(&commit->hw_done,
+							    10 * HZ);
 	drm_crtc_commit_put(commit);
-	return ret;
+	if (timeout < 0)
+		return timeout;
+	return timeout ? 0 : -ETIMEDOUT;
 }
 
 int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
@@ -1570,6 +1577,10 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 	 * The reader pays for the image of the current mode.
 	 */
 	if (enabled) {
+		/* then the scene is the one the state says is on */
+		ret = vdisplay_crc_wait_commit(crtc);
+		if (ret)
+			return ret;
 		mutex_lock(&out->scene_lock);
 		bytes = vdisplay_image_bytes(out->scene.width,
 					     out->scene.height);
@@ -1579,9 +1590,6 @@ int vdisplay_crc_set_source(struct drm_crtc *crtc, const char *source)
 		mutex_unlock(&out->compose_lock);
 		if (!reserved)
 			return -ENOMEM;
-		ret = vdisplay_crc_wait_commit(crtc);
-		if (ret)
-			return ret;
 		/* fails only if a later commit switched the CRTC off */
 		if (drm_crtc_vblank_get(crtc))
 			return -EIO;
