@@ -184,13 +184,17 @@ static int vdisplay_writeback_follow_crtc(struct drm_atomic_commit *state)
 		    !out->vd->config.crtcs[out->index].writeback)
 			continue;
 		connector = &out->wb.base;
-		if (drm_atomic_get_new_connector_state(state, connector))
+		/*
+		 * Not named by @state, the connector stays where it is, which
+		 * the CRTC state's connector_mask tells under the CRTC's
+		 * lock: add it to @state only when it is on this CRTC.
+		 */
+		if (drm_atomic_get_new_connector_state(state, connector) ||
+		    !(crtc_state->connector_mask & drm_connector_mask(connector)))
 			continue;
 		conn_state = drm_atomic_get_connector_state(state, connector);
 		if (IS_ERR(conn_state))
 			return PTR_ERR(conn_state);
-		if (conn_state->crtc != crtc)
-			continue;
 		ret = drm_atomic_set_crtc_for_connector(conn_state, NULL);
 		if (ret)
 			return ret;
