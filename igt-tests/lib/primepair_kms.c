@@ -296,8 +296,9 @@ int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
 	return primepair_modeset_src(kms, o, fb, 0, 0);
 }
 
-int primepair_modeset_src(struct primepair_kms *kms, struct primepair_output *o,
-			  const struct primepair_fb *fb, uint32_t sx, uint32_t sy)
+static int modeset_commit(struct primepair_kms *kms, struct primepair_output *o,
+			  const struct primepair_fb *fb, uint32_t sx, uint32_t sy,
+			  uint32_t flags)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	uint32_t blob;
@@ -312,10 +313,24 @@ int primepair_modeset_src(struct primepair_kms *kms, struct primepair_output *o,
 	       "CRTC_ID", o->crtc_id);
 	primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, fb, 0, 0, sx, sy,
 			    o->mode.hdisplay, o->mode.vdisplay);
-	ret = primepair_commit(kms->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET);
+	ret = primepair_commit(kms->fd, req, flags);
 	drmModeAtomicFree(req);
 	drmModeDestroyPropertyBlob(kms->fd, blob);
 	return ret;
+}
+
+int primepair_modeset_src(struct primepair_kms *kms, struct primepair_output *o,
+			  const struct primepair_fb *fb, uint32_t sx, uint32_t sy)
+{
+	return modeset_commit(kms, o, fb, sx, sy, DRM_MODE_ATOMIC_ALLOW_MODESET);
+}
+
+int primepair_modeset_nonblock(struct primepair_kms *kms,
+			       struct primepair_output *o,
+			       const struct primepair_fb *fb)
+{
+	return modeset_commit(kms, o, fb, 0, 0, DRM_MODE_ATOMIC_ALLOW_MODESET |
+			      DRM_MODE_ATOMIC_NONBLOCK);
 }
 
 void primepair_disable_all(struct primepair_kms *kms)

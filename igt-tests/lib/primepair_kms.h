@@ -106,6 +106,13 @@ int primepair_modeset(struct primepair_kms *kms, struct primepair_output *o,
 /* The same with the part of @fb from (@sx, @sy) on, the mode's size */
 int primepair_modeset_src(struct primepair_kms *kms, struct primepair_output *o,
 			  const struct primepair_fb *fb, uint32_t sx, uint32_t sy);
+/*
+ * primepair_modeset(), nonblocking: returns once the commit is queued,
+ * with the CRTC active in its state, maybe before the commit has run
+ */
+int primepair_modeset_nonblock(struct primepair_kms *kms,
+			       struct primepair_output *o,
+			       const struct primepair_fb *fb);
 /* Turn every CRTC and plane off */
 void primepair_disable_all(struct primepair_kms *kms);
 

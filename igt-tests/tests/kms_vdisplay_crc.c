@@ -214,42 +214,23 @@ static void test_crc_open_during_enable(struct primepair_kms *kms,
 {
 	struct primepair_crc crc;
 	struct primepair_fb fb;
-	drmModeAtomicReqPtr req;
-	uint32_t blob, value;
 	uint64_t frame;
+	uint32_t value;
 	int i;
 
 	primepair_fb_create(kms->fd, o->mode.hdisplay, o->mode.vdisplay,
 			    DRM_FORMAT_XRGB8888, &fb);
 	primepair_fb_fill_random(&fb, 7);
-	igt_assert_eq(drmModeCreatePropertyBlob(kms->fd, &o->mode,
-						sizeof(o->mode), &blob), 0);
 
 	for (i = 0; i < 20; i++) {
 		primepair_disable_all(kms);
-		req = drmModeAtomicAlloc();
-		igt_assert(req);
-		primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC,
-			      "MODE_ID", blob);
-		primepair_add(kms->fd, req, o->crtc_id, DRM_MODE_OBJECT_CRTC,
-			      "ACTIVE", 1);
-		primepair_add(kms->fd, req, o->connector_id,
-			      DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", o->crtc_id);
-		primepair_add_plane(kms->fd, req, o->primary, o->crtc_id, &fb,
-				    0, 0, 0, 0, o->mode.hdisplay,
-				    o->mode.vdisplay);
-		igt_assert_eq(primepair_commit(kms->fd, req,
-					       DRM_MODE_ATOMIC_ALLOW_MODESET |
-					       DRM_MODE_ATOMIC_NONBLOCK), 0);
-		drmModeAtomicFree(req);
-
+		igt_assert_eq(primepair_modeset_nonblock(kms, o, &fb), 0);
 		primepair_crc_start(kms, o, &crc);	/* asserts the open */
 		primepair_crc_get(&crc, &frame, &value);
 		primepair_crc_stop(&crc);
 		igt_assert_eq_u32(value, picture_crc(&fb));
 	}
 
-	drmModeDestroyPropertyBlob(kms->fd, blob);
 	primepair_disable_all(kms);
 	primepair_fb_destroy(kms->fd, &fb);
 }
