@@ -117,6 +117,8 @@ struct primebuf_bo {
  * @dir: direction @sgt was mapped with
  * @map_count: maps of this attachment not yet unmapped
  * @nsegs: segments of @sgt while it is mapped, 0 without a mapping
+ * @need_sync: some segment of the mapped @sgt needs the DMA API's syncs;
+ *	without, they are skipped
  * @internal: the owning device's own attachment, not a dma-buf one
  */
 struct primebuf_attachment {
@@ -128,6 +130,7 @@ struct primebuf_attachment {
 	enum dma_data_direction dir;
 	unsigned int map_count;
 	unsigned int nsegs;
+	bool need_sync;
 	bool internal;
 };
 
