@@ -4,11 +4,12 @@
  *
  * Not a test: run it in the guest (tools/vm-run -- build/bin/bench-vrender)
  * and read the table.  For 4 MiB and 64 MiB buffers it times a few jobs
- * from submission to idle (the engine walks the mapped scatterlists page
- * by page) and memset()/memcpy() of malloc'ed buffers of the same size in
- * the same guest, and prints both rates and their ratio.  Buffers are
- * touched once before timing, so allocation is not measured.  Set the
- * engine_speed parameter to 0 (the default) for meaningful numbers.
+ * from submission to idle and memset()/memcpy() of malloc'ed buffers of
+ * the same size in the same guest, five times over, and prints the
+ * median rates, the median ratio and the range of the five ratios.
+ * Buffers are touched once before timing, so allocation is not measured.
+ * Set the engine_speed parameter to 0 (the default) for meaningful
+ * numbers.
  *
  * Then it measures a client's latency (SUBMIT of a small FILL until its
  * out-fence signals) alone, and while another client's job waits for a
@@ -40,6 +41,7 @@
 #define MIB	(1024 * 1024)
 #define LATENCY_JOBS	200
 #define LATENCY_ROUNDS	5
+#define TRIALS		5
 
 static double seconds(int64_t ns)
 {
@@ -106,46 +108,74 @@ static double memcpy_rate(void *dst, void *src, uint64_t size,
 	return size * rounds / seconds(pp_now_ns() - t0) / MIB;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+/*
+ * TRIALS rounds of the four measurements, one after the other, so that a
+ * guest whose speed drifts (TCG's code cache, the host's other work)
+ * weighs on the engine and the CPU alike; each ratio is of one trial,
+ * and the medians are printed.
+ */
 static void bench(int fd, uint64_t size)
 {
-	unsigned int rounds = rounds_for(size);
-	struct drm_vrender_cmd cmd;
+	unsigned int rounds = rounds_for(size), t;
+	double fill[TRIALS], copy[TRIALS], cpu_set[TRIALS], cpu_copy[TRIALS];
+	double fill_ratio[TRIALS], copy_ratio[TRIALS], fr, cr;
+	struct drm_vrender_cmd fill_cmd, copy_cmd;
 	uint32_t a, b;
-	double fill, copy, cpu_set, cpu_copy;
 	void *x, *y;
 
 	check(vrender_bo_create(fd, size, 0, &a), "BO_CREATE");
 	check(vrender_bo_create(fd, size, 0, &b), "BO_CREATE");
-
-	cmd = pp_vrender_fill(a, 0, PITCH, 0, 0, PITCH / 4, size / PITCH,
-			      0x01010101);
-	fill = engine_rate(fd, &cmd, a, size, rounds);
-	cmd = (struct drm_vrender_cmd) {
-		.op = VRENDER_CMD_COPY,
-		.dst_handle = b, .dst_pitch = PITCH,
-		.src_handle = a, .src_pitch = PITCH,
-		.width = PITCH / 4, .height = size / PITCH,
-	};
-	copy = engine_rate(fd, &cmd, b, size, rounds);
-	if (drmCloseBufferHandle(fd, a) || drmCloseBufferHandle(fd, b))
-		die("closing a buffer: %s", strerror(errno));
-
 	x = malloc(size);
 	y = malloc(size);
 	if (!x || !y)
 		die("out of memory for two %llu MiB buffers",
 		    (unsigned long long)(size / MIB));
-	cpu_set = memset_rate(x, size, rounds);
-	cpu_copy = memcpy_rate(y, x, size, rounds);
+
+	fill_cmd = pp_vrender_fill(a, 0, PITCH, 0, 0, PITCH / 4, size / PITCH,
+				   0x01010101);
+	copy_cmd = (struct drm_vrender_cmd) {
+		.op = VRENDER_CMD_COPY,
+		.dst_handle = b, .dst_pitch = PITCH,
+		.src_handle = a, .src_pitch = PITCH,
+		.width = PITCH / 4, .height = size / PITCH,
+	};
+	for (t = 0; t < TRIALS; t++) {
+		fill[t] = engine_rate(fd, &fill_cmd, a, size, rounds);
+		copy[t] = engine_rate(fd, &copy_cmd, b, size, rounds);
+		cpu_set[t] = memset_rate(x, size, rounds);
+		cpu_copy[t] = memcpy_rate(y, x, size, rounds);
+		fill_ratio[t] = fill[t] / cpu_set[t];
+		copy_ratio[t] = copy[t] / cpu_copy[t];
+	}
+	if (drmCloseBufferHandle(fd, a) || drmCloseBufferHandle(fd, b))
+		die("closing a buffer: %s", strerror(errno));
 	free(x);
 	free(y);
 
-	printf("%4llu MiB  FILL %8.1f MiB/s  memset %8.1f MiB/s  ratio %.3f\n",
-	       (unsigned long long)(size / MIB), fill, cpu_set,
-	       fill / cpu_set);
-	printf("%4llu MiB  COPY %8.1f MiB/s  memcpy %8.1f MiB/s  ratio %.3f\n",
-	       (unsigned long long)(size / MIB), copy, cpu_copy,
-	       copy / cpu_copy);
+	/* median() sorts: the ratios' range is read after it */
+	fr = median(fill_ratio, TRIALS);
+	cr = median(copy_ratio, TRIALS);
+	printf("%4llu MiB  FILL %8.1f MiB/s  memset %8.1f MiB/s  ratio %.3f (%.3f-%.3f)\n",
+	       (unsigned long long)(size / MIB), median(fill, TRIALS),
+	       median(cpu_set, TRIALS), fr, fill_ratio[0],
+	       fill_ratio[TRIALS - 1]);
+	printf("%4llu MiB  COPY %8.1f MiB/s  memcpy %8.1f MiB/s  ratio %.3f (%.3f-%.3f)\n",
+	       (unsigned long long)(size / MIB), median(copy, TRIALS),
+	       median(cpu_copy, TRIALS), cr, copy_ratio[0],
+	       copy_ratio[TRIALS - 1]);
 }
 
 /* Mean time in us from SUBMIT of a one-row FILL to its fence signalling */
@@ -182,13 +212,6 @@ static int block_a(int a, uint32_t a_bo, const struct pp_vgem_fence *blocker)
 
 	check(vrender_submit(a, &s), "SUBMIT of A");
 	return s.out_fence_fd;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
 }
 
 /*
