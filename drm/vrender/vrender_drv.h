@@ -150,7 +150,7 @@ struct vrender_out_fence;
  * @stalled: @stall has been started
  * @ran: run_job was called; counted in @vf's ran_unreleased
  * @error: what preparing the job found; the job runs only if it is 0
- * @cancel: set by the timeout handler; the engine stops at its next page
+ * @cancel: set by the timeout handler; the engine stops at its next chunk
  * @busy: counted in the device's busy, from its start until it leaves
  *	run_job
  * @free_work: releases the job once the scheduler is done with it

@@ -15,6 +15,7 @@
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/sizes.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_file.h>
@@ -63,12 +64,12 @@
  * injected hang) as one more fence, a timer.  A job whose simulated time
  * reaches job_timeout_ms, and every hung job, ends there with -ETIMEDOUT.
  *
- * run_job is the engine.  It walks the mapped scatterlists page by page
- * with kmap_local_page(), yielding after every page, and gives the
+ * run_job is the engine.  It walks the mapped scatterlists in chunks of
+ * at most 64 KiB of a segment, yielding after every chunk, and gives the
  * commands a real time budget of job_timeout_ms: a job past it fails with
  * -ETIMEDOUT before its next command.  The scheduler's own timeout
  * (job_timeout_ms when the device was created) is the last resort: the
- * timeout handler makes the engine stop at its next page and fails the
+ * timeout handler makes the engine stop at its next chunk and fails the
  * job with -ETIMEDOUT.  The job completes inside run_job, so a job of
  * this scheduler that has been scheduled has also finished; the scheduler
  * signals its fence.
@@ -489,7 +490,20 @@ static unsigned int vrender_bo_find(struct vrender_job_bo *jb, u64 offset)
 	return lo;
 }
 
-/* Hand @len bytes at @offset of the buffer to @fn, a page at most at once. */
+/*
+ * The most of a segment handed to a chunk function at once: between two
+ * chunks the engine lets the CPU go and looks for the timeout handler's
+ * stop, so a job may cover a gigabyte.
+ */
+#define VRENDER_WALK_MAX	SZ_64K
+
+/*
+ * Hand @len bytes at @offset of the buffer to @fn, in chunks that never
+ * cross a segment.  Without highmem every page has a permanent address in
+ * the linear map, where a segment's pages follow one another as they do
+ * in physical memory, so a chunk is up to VRENDER_WALK_MAX of it; with
+ * highmem it is a page at most, through a temporary mapping.
+ */
 static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 			    vrender_chunk_fn fn, void *ctx)
 {
@@ -510,16 +524,17 @@ static void vrender_bo_walk(struct vrender_job_bo *jb, u64 offset, size_t len,
 		}
 		page = pfn_to_page(PHYS_PFN(phys));
 		poff = offset_in_page(phys);
-		n = min3(len, (size_t)(PAGE_SIZE - poff),
-			 (size_t)(seg_len - in));
-
-		vaddr = kmap_local_page(page);
-		fn(vaddr + poff, n, ctx);
-		kunmap_local(vaddr);
-		/*
-		 * A job may cover a gigabyte: let the CPU go, and see the
-		 * timeout handler's stop, after every page.
-		 */
+		if (IS_ENABLED(CONFIG_HIGHMEM)) {
+			n = min3(len, (size_t)(PAGE_SIZE - poff),
+				 (size_t)(seg_len - in));
+			vaddr = kmap_local_page(page);
+			fn(vaddr + poff, n, ctx);
+			kunmap_local(vaddr);
+		} else {
+			n = min3(len, (size_t)VRENDER_WALK_MAX,
+				 (size_t)(seg_len - in));
+			fn(page_address(page) + poff, n, ctx);
+		}
 		cond_resched();
 
 		len -= n;
