@@ -209,7 +209,7 @@ int vrender_ioctl_submit(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 
 /* vrender_engine.c */
-#define VRENDER_CHUNK_PIXELS	1024	/* pixels per step of COPY, PATTERN */
+#define VRENDER_CHUNK_PIXELS	4096	/* pixels per step of COPY, PATTERN */
 struct vrender_wait *vrender_wait_alloc(struct vrender_device *vr,
 					unsigned int ndeps);
 struct dma_fence *vrender_wait_fence(struct vrender_wait *w);
