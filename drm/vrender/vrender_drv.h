@@ -144,7 +144,8 @@ struct vrender_out_fence;
  *	job's timeout; NULL without foreign dependencies
  * @stall: the job's simulated time, or its injected hang
  * @out: the job's out-fence until SUBMIT starts it
- * @row: the engine's bounce row for COPY and PATTERN
+ * @row: the engine's bounce row; NULL when no command needs one
+ *	(vrender_cmd_needs_row())
  * @bytes: bytes of rectangles the commands touch
  * @hang: the job hangs (primebuf_selftest's hang_jobs)
  * @stalled: @stall has been started

@@ -14,8 +14,8 @@
 #include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
-#include <linux/slab.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_file.h>

@@ -370,16 +370,36 @@ static int vrender_submit_init_job(struct vrender_submit *s)
 					primepair_file_client_id(s->file));
 }
 
+/*
+ * The engine stages a row through the job's bounce buffer for COPY,
+ * PATTERN, and FILL into any format but XRGB8888; an XRGB8888 FILL and
+ * CHECKSUM work on the buffers directly.
+ */
+static bool vrender_cmd_needs_row(const struct drm_vrender_cmd *c)
+{
+	return c->op == VRENDER_CMD_COPY || c->op == VRENDER_CMD_PATTERN ||
+	       (c->flags & VRENDER_CMD_FORMAT_MASK) != VRENDER_CMD_FORMAT_XRGB8888;
+}
+
 static int vrender_submit_alloc_run(struct vrender_submit *s)
 {
 	struct vrender_job *job = s->job;
+	unsigned int i;
 
 	/* Everything the job will use is allocated now, never later. */
-	job->row = kmalloc_array(VRENDER_CHUNK_PIXELS, sizeof(*job->row),
-				 GFP_KERNEL_ACCOUNT);
+	for (i = 0; i < job->ncmds; i++) {
+		if (vrender_cmd_needs_row(&job->cmds[i])) {
+			job->row = kmalloc_array(VRENDER_CHUNK_PIXELS,
+						 sizeof(*job->row),
+						 GFP_KERNEL_ACCOUNT);
+			if (!job->row)
+				return -ENOMEM;
+			break;
+		}
+	}
 	job->stall = vrender_wait_alloc(s->vr, 0);
 	job->out = vrender_out_fence_alloc();
-	if (!job->row || !job->stall || !job->out)
+	if (!job->stall || !job->out)
 		return -ENOMEM;
 	/* Hang injection, armed by primebuf_selftest for the test suite */
 	job->hang = primebuf_inject_job_hang();
