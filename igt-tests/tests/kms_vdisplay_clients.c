@@ -438,9 +438,10 @@ igt_main
 	}
 
 	/*
-	 * Each subtest starts with no client of an earlier one still
-	 * running: a failed subtest leaves its clients behind, and one
-	 * that still holds DRM master makes every later one fail too.
+	 * Each subtest that starts clients first kills those an earlier
+	 * one left running (primepair_child_start() ones; held processes
+	 * are the subtests' own to stop): a failed subtest leaves its
+	 * clients behind, and one that holds DRM master fails the next.
 	 */
 	igt_subtest("modetest-list")
 		test_modetest_list(&kms);
