@@ -332,7 +332,10 @@ static void test_capture_master(struct primepair_kms *kms)
  * point of its capture: the master runs again afterwards, the writeback
  * connector is off its CRTC, and the CRTC shows what it showed.  The
  * signal lands from before the capture starts to after it ends, a step
- * further each round.
+ * further each round.  How long a capture takes depends on the kernel (a
+ * debug kernel under TCG is several times slower), so a first capture
+ * that runs to its end sets the steps: 16 of them from 0 to 5/4 of its
+ * time.
  */
 static pid_t interrupted_master;
 
@@ -347,7 +350,8 @@ static void test_capture_interrupted(struct primepair_kms *kms)
 	char tool[300], pidarg[16], out[1024];
 	char *argv[] = { tool, pidarg, NULL };
 	struct primepair_child c;
-	unsigned int i, captured = 0;
+	unsigned int i, captured = 0, full_ms, step_us;
+	struct timespec start = {};
 	drmModeCrtcPtr crtc;
 	uint64_t wb_crtc;
 	pid_t pid;
@@ -361,20 +365,32 @@ static void test_capture_interrupted(struct primepair_kms *kms)
 	primepair_subtest_cleanup_push(stop_interrupted_master, NULL);
 	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
 
+	/* one capture left alone, to its picture */
+	igt_nsec_elapsed(&start);
+	primepair_child_start(&c, argv, NULL);
+	igt_assert_f(primepair_child_expect(&c, "captured ", out, sizeof(out),
+					    30000),
+		     "kms-capture left alone took no picture in 30 s\n");
+	full_ms = igt_nsec_elapsed(&start) / 1000000;
+	igt_assert_eq(primepair_child_finish(&c, out, sizeof(out)), 0);
+	step_us = full_ms * 1000 * 5 / 4 / 15;
+	igt_info("a whole capture took %u ms: a step of %u us\n", full_ms,
+		 step_us);
+
 	for (i = 0; i < 16; i++) {
 		primepair_child_start(&c, argv, NULL);
-		usleep(i * 25000);
+		usleep(i * step_us);
 		primepair_child_stop(&c, SIGTERM, 30000, out, sizeof(out));
 		captured += strstr(out, "captured ") != NULL;
 		igt_assert_f(proc_state(pid) != 'T',
-			     "the master stays stopped after a SIGTERM %u ms into kms-capture\n",
-			     i * 25);
+			     "the master stays stopped after a SIGTERM %u us into kms-capture\n",
+			     i * step_us);
 		igt_assert_eq(pp_prop_value(kms->fd, o->wb_connector_id,
 					    DRM_MODE_OBJECT_CONNECTOR,
 					    "CRTC_ID", &wb_crtc), 0);
 		igt_assert_f(wb_crtc == 0,
-			     "writeback left on CRTC %u after a SIGTERM %u ms into kms-capture\n",
-			     (unsigned int)wb_crtc, i * 25);
+			     "writeback left on CRTC %u after a SIGTERM %u us into kms-capture\n",
+			     (unsigned int)wb_crtc, i * step_us);
 	}
 	igt_info("%u of 16 rounds ended with a picture\n", captured);
 
