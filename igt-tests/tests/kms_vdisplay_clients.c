@@ -332,10 +332,9 @@ static void test_capture_master(struct primepair_kms *kms)
  * point of its capture: the master runs again afterwards, the writeback
  * connector is off its CRTC, and the CRTC shows what it showed.  The
  * signal lands from before the capture starts to after it ends, a step
- * further each round.  How long a capture takes depends on the kernel (a
- * debug kernel under TCG is several times slower), so a first capture
- * that runs to its end sets the steps: 16 of them from 0 to 5/4 of its
- * time.
+ * further each round.  How long a capture takes varies from run to run
+ * and between kernels (0.2 to 0.5 s under TCG), so a first capture that
+ * runs to its end sets the steps: 16 of them from 0 to twice its time.
  */
 static pid_t interrupted_master;
 
@@ -373,7 +372,7 @@ static void test_capture_interrupted(struct primepair_kms *kms)
 		     "kms-capture left alone took no picture in 30 s\n");
 	full_ms = igt_nsec_elapsed(&start) / 1000000;
 	igt_assert_eq(primepair_child_finish(&c, out, sizeof(out)), 0);
-	step_us = full_ms * 1000 * 5 / 4 / 15;
+	step_us = full_ms * 1000 * 2 / 15;
 	igt_info("a whole capture took %u ms: a step of %u us\n", full_ms,
 		 step_us);
 
