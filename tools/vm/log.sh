@@ -29,7 +29,8 @@ DIRTY_IGNORE=()
 
 # Known-harmless stack dumps, as "CAUSE@@FUNCTION": a "Call Trace:" is
 # not a failure when one of the four lines before it matches CAUSE and
-# the trace itself (up to its </TASK>) has a frame matching FUNCTION.
+# the trace itself (up to its </TASK>, the next trace or 40 lines) has a
+# frame matching FUNCTION.
 # Nothing else about the run is forgiven: a WARNING or BUG around it
 # still fails it.
 #
@@ -68,7 +69,10 @@ vm_scan_log() {
 				cause = 0; fn = 0
 				for (j = i - 4; j < i; j++)
 					if (j >= 1 && msgs[j] ~ tcause[k]) cause = 1
-				for (j = i + 1; j <= NR && !fn; j++) {
+				# its own frames only: to its </TASK>, the
+				# next trace, or 40 lines, whichever is first
+				for (j = i + 1; j <= NR && j <= i + 40 && !fn; j++) {
+					if (msgs[j] ~ /^[[:space:]]*Call Trace:/) break
 					if (msgs[j] ~ tfunc[k]) fn = 1
 					if (msgs[j] ~ /<\/TASK>/) break
 				}
