@@ -40,12 +40,17 @@ CFLAGS ?= -O2 -g
 # are each built once into an archive and linked.  Tools and benchmarks
 # see neither igt-tests/lib's headers nor its archive (tools/lint checks
 # the sources).
-USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+# pkg-config is asked once, and only by a rule that builds userspace:
+# the 7.x modules are built in the Debian 13 root, which has no
+# pkg-config and needs none.
+LIBDRM_CFLAGS = $(eval LIBDRM_CFLAGS := $(shell pkg-config --cflags libdrm))$(LIBDRM_CFLAGS)
+LIBDRM_LIBS = $(eval LIBDRM_LIBS := $(shell pkg-config --libs libdrm))$(LIBDRM_LIBS)
+USER_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-clobbered -D_GNU_SOURCE \
 	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
-	$(shell pkg-config --cflags libdrm)
-TEST_CFLAGS := $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
-USER_LIBS := $(shell pkg-config --libs libdrm) -lpthread -lm
+	$(LIBDRM_CFLAGS)
+TEST_CFLAGS = $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
+USER_LIBS = $(LIBDRM_LIBS) -lpthread -lm
 # Header dependencies, kept out of build/bin and named after the source,
 # so that those of a source that moved or went away are not read.
 DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$<).d
