@@ -50,7 +50,9 @@ USER_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-I$(TOP)/lib/libprimepair -I$(TOP)/lib/libvrender -I$(TOP)/include/uapi/drm \
 	$(LIBDRM_CFLAGS)
 TEST_CFLAGS = $(USER_CFLAGS) -I$(TOP)/igt-tests/lib
-USER_LIBS = $(LIBDRM_LIBS) -lpthread -lm
+# Every symbol bound at start-up: a test child in a memory cgroup at its
+# limit must not need a page to bind one (kms_vdisplay_configfs).
+USER_LIBS = -Wl,-z,relro,-z,now $(LIBDRM_LIBS) -lpthread -lm
 # Header dependencies, kept out of build/bin and named after the source,
 # so that those of a source that moved or went away are not read.
 DEPFLAGS = -MMD -MP -MF $(BUILD)/dep/$(subst /,_,$<).d
