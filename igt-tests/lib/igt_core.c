@@ -97,7 +97,7 @@ static const struct {
 	int sig;
 	const char *name;	/* NULL: leave quietly */
 } fatal_signals[] = {
-	{ SIGINT, NULL }, { SIGHUP, NULL }, { SIGPIPE, NULL },
+	{ SIGINT, NULL }, { SIGHUP, NULL }, { SIGPIPE, "SIGPIPE" },
 	{ SIGTERM, NULL }, { SIGQUIT, "SIGQUIT" }, { SIGABRT, "SIGABRT" },
 	{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" },
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -264,13 +265,42 @@ static void collect(struct primepair_child *c, char *buf, size_t len)
 			  buf[n - 1] == '\n' ? "" : "\n");
 }
 
+/*
+ * A newline on the child's stdin, which may have no reader left: a child
+ * that is done may exit before we write.  The write then fails with EPIPE
+ * and raises SIGPIPE, which would end the test (quietly, once, with a
+ * primepair_held_start() process left holding its output open).  So
+ * SIGPIPE is blocked around the write and, if the write raised it,
+ * taken back before it is unblocked.
+ */
+static void write_newline(struct primepair_child *c)
+{
+	const struct timespec now = { 0 };
+	sigset_t pipe_set, old;
+	ssize_t r;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	igt_assert_eq(sigprocmask(SIG_BLOCK, &pipe_set, &old), 0);
+	r = write(c->in, "\n", 1);
+	if (r != 1) {
+		igt_debug("child %d: stdin closed (%s)\n", c->pid,
+			  strerror(errno));
+		/* with SIGPIPE blocked already, one pending may be older */
+		if (errno == EPIPE && !sigismember(&old, SIGPIPE))
+			while (sigtimedwait(&pipe_set, NULL, &now) < 0 &&
+			       errno == EINTR)
+				;
+	}
+	igt_assert_eq(sigprocmask(SIG_SETMASK, &old, NULL), 0);
+}
+
 int primepair_child_finish(struct primepair_child *c, char *buf, size_t len)
 {
 	int status;
 
 	if (c->in >= 0) {
-		if (write(c->in, "\n", 1) != 1)
-			igt_debug("child %d: stdin closed\n", c->pid);
+		write_newline(c);
 		close(c->in);
 		c->in = -1;
 	}
@@ -310,6 +340,7 @@ int primepair_child_stop(struct primepair_child *c, int sig, int timeout_ms,
 
 pid_t primepair_held_start(bool (*setup)(void *arg), void *arg)
 {
+	pid_t parent = getpid();
 	char set = 0;
 	int ready[2];
 	pid_t pid;
@@ -318,6 +349,13 @@ pid_t primepair_held_start(bool (*setup)(void *arg), void *arg)
 	pid = fork();
 	igt_assert_lte(0, pid);
 	if (pid == 0) {
+		/*
+		 * Never outlive the test: a test that dies without killing us
+		 * (SIGKILL from timeout(1), say) would leave us holding its
+		 * stdout, and guest-suite's tee waiting for its end forever.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
 		close(ready[0]);
 		set = setup(arg);
 		if (write(ready[1], &set, 1) != 1 || !set)
