@@ -49,6 +49,9 @@ vm_kernel_cmdline() {
 	# task never ends: make each a panic, so that the VM stops at once and
 	# tools/run-suite can fail that test and go on in a new boot.
 	cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1"
+	# Every SysRq key, for vm-run -w's dumps of a guest that hangs
+	# without panicking (tools/vm/watch.sh).
+	cmdline+=" sysrq_always_enabled"
 	cmdline+=" tsc=reliable no_timer_check i8042.noaux i8042.nopnp 8250.nr_uarts=1"
 	[[ $boot_image == */vmlinux ]] || cmdline+=" edd=off"
 	if [[ $quiet -eq 1 ]]; then
