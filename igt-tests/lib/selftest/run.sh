@@ -154,6 +154,8 @@ kmsg
 cleanup-fail
 cleanup-pass
 cleanup-fails
+child-exited-early
+held-orphaned
 group-skipped
 group-fixture
 after-groups
@@ -271,6 +273,15 @@ expect_no_line "a failure shows no other subtest's messages" "$err" 'debug messa
 
 # ---- fixtures in groups ----
 
+run "$bin" --run-subtest child-exited-early
+expect_rc "child exited before its newline" 0
+expect_line "child exited before its newline" "$out" "Subtest child-exited-early: SUCCESS $T"
+expect_no_line "child exited before its newline" "$err" 'SIGPIPE'
+
+run "$bin" --run-subtest held-orphaned
+expect_rc "held process orphaned" 0
+expect_line "held process orphaned" "$out" "Subtest held-orphaned: SUCCESS $T"
+
 run "$bin" --run-subtest group-skipped
 expect_rc "fixture skip" 77
 expect_line "fixture skip" "$out" "Subtest group-skipped: SKIP $T"
@@ -341,10 +352,10 @@ expect_no_line "exclusion" "$out" 'Subtest fail'
 
 run "$bin"
 expect_rc "full run" 98
-if [ "$(grep -cE "^Subtest [a-z0-9-]+: (SUCCESS|SKIP|FAIL|CRASH) $T$" "$out")" -eq 23 ]; then
-	pass "full run: 23 result lines"
+if [ "$(grep -cE "^Subtest [a-z0-9-]+: (SUCCESS|SKIP|FAIL|CRASH) $T$" "$out")" -eq 25 ]; then
+	pass "full run: 25 result lines"
 else
-	fail "full run: expected 23 result lines"
+	fail "full run: expected 25 result lines"
 fi
 expect_line "full run" "$out" "Subtest after-groups: SUCCESS $T"
 expect_line "full run" "$out" 'selftest: exit handler called with 0'

@@ -13,9 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "igt.h"
 #include "primepair.h"
+#include "primepair_child.h"
 
 IGT_TEST_DESCRIPTION("Self-test of primepair's IGT-compatible test library.");
 
@@ -48,6 +52,12 @@ static void cleanup_fails(void *data)
 {
 	printf("selftest: cleanup that fails\n");
 	igt_assert_f(false, "selftest: a cleanup failing\n");
+}
+
+/* a held process that needs nothing set up */
+static bool held_setup(void *arg)
+{
+	return true;
 }
 
 static const char summary[] =
@@ -245,6 +255,62 @@ igt_main
 	igt_subtest("cleanup-fails") {
 		primepair_subtest_cleanup_push(say, (void *)"below the failing one");
 		primepair_subtest_cleanup_push(cleanup_fails, NULL);
+	}
+
+	/*
+	 * A child that has exited before primepair_child_finish() writes its
+	 * newline: the write meets a pipe with no reader, and the SIGPIPE it
+	 * raises must not end the test (it did, silently, in CI).
+	 */
+	igt_subtest("child-exited-early") {
+		char *argv[] = { (char *)"true", NULL };
+		struct primepair_child c;
+		siginfo_t info;
+		sigset_t pending;
+		char out[64];
+
+		primepair_child_start(&c, argv, NULL);
+		igt_assert_eq(waitid(P_PID, c.pid, &info, WEXITED | WNOWAIT), 0);
+		igt_assert_eq(primepair_child_finish(&c, out, sizeof(out)), 0);
+		igt_assert_eq(sigpending(&pending), 0);
+		igt_assert(!sigismember(&pending, SIGPIPE));
+	}
+
+	/*
+	 * A primepair_held_start() process whose test dies without stopping
+	 * it dies too: it holds the test's stdout, and left alive it kept
+	 * guest-suite's pipe open for ever.  We adopt it as subreaper to
+	 * see how it ended.
+	 */
+	igt_subtest("held-orphaned") {
+		int pipefd[2], status, i;
+		pid_t mid, held, r = 0;
+
+		igt_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+		igt_assert_eq(pipe(pipefd), 0);
+		mid = fork();
+		igt_assert_lte(0, mid);
+		if (mid == 0) {
+			held = primepair_held_start(held_setup, NULL);
+			_exit(write(pipefd[1], &held, sizeof(held)) ==
+			      sizeof(held) ? 0 : 1);
+		}
+		close(pipefd[1]);
+		igt_assert_eq(read(pipefd[0], &held, sizeof(held)),
+			      (ssize_t)sizeof(held));
+		close(pipefd[0]);
+		igt_assert_eq(waitpid(mid, &status, 0), mid);
+		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		/* 5 s for it to go; a regression fails, it does not hang */
+		for (i = 0; i < 500 && !(r = waitpid(held, &status, WNOHANG)); i++)
+			usleep(10000);
+		if (!r) {
+			kill(held, SIGKILL);
+			waitpid(held, &status, 0);
+		}
+		igt_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+		igt_assert_f(r == held, "the orphaned held process lived on\n");
+		igt_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	}
 
 	igt_subtest_group {
