@@ -37,13 +37,18 @@ vm_watch_argv() {
 	)
 }
 
-# vm_watch_cleanup: the watcher and its FIFOs gone
-vm_watch_cleanup() {
+# vm_watch_stop: the watcher gone (QEMU has exited, or vm-run is leaving)
+vm_watch_stop() {
 	if [[ -n ${watch_pid:-} ]]; then
 		kill "$watch_pid" 2>/dev/null || true
 		wait "$watch_pid" 2>/dev/null || true
 		watch_pid=
 	fi
+}
+
+# vm_watch_cleanup: the watcher and its FIFOs gone
+vm_watch_cleanup() {
+	vm_watch_stop
 	[[ -z ${watch_dir:-} ]] || rm -rf -- "$watch_dir"
 	watch_dir=
 }
