@@ -48,8 +48,9 @@
  *
  * A device that attaches later and is not satisfied by the current
  * placement makes the next map move the buffer (migration): new memory
- * is allocated, the contents are copied, CPU mappings are zapped and
- * re-fault, and every device's cached scatterlist is dropped.  That can
+ * is allocated, CPU mappings are zapped (they re-fault, into the new
+ * memory, once the move is over), the contents are copied, and every
+ * device's cached scatterlist is dropped.  That can
  * only happen while nothing is mapped or vmapped; attaching such a
  * device to a buffer that is in use fails with -EBUSY.
  */
@@ -359,10 +360,16 @@ static int primebuf_migrate(struct primebuf_bo *bo,
 	if (ret)
 		return ret;
 
+	/*
+	 * CPU mappings go first: a thread still writing through one would
+	 * otherwise write pages that were already copied, and lose those
+	 * writes with the old backing.  Its next fault waits for bo->lock
+	 * and maps the new pages.
+	 */
+	primebuf_zap_cpu_mappings(bo);
 	for (i = 0; i < bo->npages; i++)
 		copy_highpage(new.pages[i], old.pages[i]);
 
-	primebuf_zap_cpu_mappings(bo);
 	list_for_each_entry(pa, &bo->attachments, node)
 		primebuf_attachment_drop_sgt(pa);
 
