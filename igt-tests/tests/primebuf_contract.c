@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -120,6 +123,36 @@ static uint64_t layout_bytes(const struct layout *l)
 	for (uint32_t i = 0; i < l->nsegs; i++)
 		sum += l->segs[i].len;
 	return sum;
+}
+
+/*
+ * A writer through a CPU mapping: pass p writes word p - 1 of every page
+ * with the value p, so that no location is written twice and a write
+ * lost anywhere stays visible.  A short sleep between passes keeps it
+ * writing for the whole migration.
+ */
+#define WRITER_PASSES	1024
+
+struct writer {
+	uint32_t *map;
+	uint32_t npages;
+	atomic_bool stop;
+	uint32_t passes;	/* complete passes when it stopped */
+};
+
+static void *writer_loop(void *arg)
+{
+	struct writer *w = arg;
+	const struct timespec pause = { .tv_nsec = 100 * 1000 };
+	uint32_t p;
+
+	for (p = 1; p <= WRITER_PASSES && !atomic_load(&w->stop); p++) {
+		for (uint32_t i = 0; i < w->npages; i++)
+			w->map[i * 1024 + p - 1] = p;
+		nanosleep(&pause, NULL);
+	}
+	w->passes = p - 1;
+	return NULL;
 }
 
 static void close_handle(int fd, uint32_t handle)
@@ -337,6 +370,44 @@ igt_main
 		get_layout(fds[PLAIN], bo, &l);
 		igt_assert_eq_u32(l.nsegs, 1);
 
+		close_handle(fds[CONTIG], imp);
+		close_handle(fds[PLAIN], bo);
+	}
+
+	igt_describe("A thread writes through an mmap of the buffer while it migrates to contiguous memory: every write it made, before, during and after the move, is in the buffer");
+	igt_subtest("migrate-under-cpu-writes") {
+		const uint64_t size = 2 << 20;
+		uint64_t migrations = now_stat("migrations");
+		struct writer w = { .npages = size / 4096 };
+		const struct timespec lead = { .tv_nsec = 20 * 1000 * 1000 };
+		uint32_t bo, imp;
+		pthread_t t;
+
+		bo = primepair_vrender_bo_create(fds[PLAIN], size);
+		w.map = primepair_vrender_bo_mmap(fds[PLAIN], bo, size,
+						  PROT_READ | PROT_WRITE);
+		w.map[0] = 0;	/* backed as scattered pages, by the CPU */
+
+		igt_assert_eq(pthread_create(&t, NULL, writer_loop, &w), 0);
+		nanosleep(&lead, NULL);
+		imp = share(fds[PLAIN], bo, fds[CONTIG]);
+		primepair_vrender_crc32(fds[CONTIG], imp, size);
+		atomic_store(&w.stop, true);
+		igt_assert_eq(pthread_join(t, NULL), 0);
+		igt_assert_eq_u64(now_stat("migrations"), migrations + 1);
+		igt_info("writer: %u of %u passes, the buffer migrated under it\n",
+			 w.passes, WRITER_PASSES);
+		igt_assert_lt(0, w.passes);
+
+		for (uint32_t i = 0; i < w.npages; i++)
+			for (uint32_t p = 1; p <= WRITER_PASSES; p++)
+				igt_assert_f(w.map[i * 1024 + p - 1] ==
+					     (p <= w.passes ? p : 0),
+					     "page %u, pass %u: 0x%08x, the writer wrote %u\n",
+					     i, p, w.map[i * 1024 + p - 1],
+					     p <= w.passes ? p : 0);
+
+		munmap(w.map, size);
 		close_handle(fds[CONTIG], imp);
 		close_handle(fds[PLAIN], bo);
 	}
