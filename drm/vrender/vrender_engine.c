@@ -914,10 +914,13 @@ static int vrender_job_execute(struct vrender_job *job)
  * Preparing a job: simulated time, then every mapping
  */
 
-static enum dma_data_direction vrender_dir(struct vrender_job_bo *jb)
-{
-	return jb->write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-}
+/*
+ * Every buffer is mapped both ways, whatever this job does with it: a
+ * mapping outlives the job and serves the next ones, and where the dma-buf
+ * core caches an exporter's tables (cache_sgt_mapping: vgem's, udmabuf's
+ * on 6.1 and 6.12) it refuses a writer a table first mapped for reading.
+ */
+#define VRENDER_DMA_DIR	DMA_BIDIRECTIONAL
 
 static void vrender_job_unmap(struct vrender_job *job)
 {
@@ -932,7 +935,7 @@ static void vrender_job_unmap(struct vrender_job *job)
 		jb->start = NULL;
 		if (jb->sgt)
 			primebuf_bo_unmap(to_primebuf_bo(jb->obj), jb->sgt,
-					  vrender_dir(jb));
+					  VRENDER_DMA_DIR);
 		jb->sgt = NULL;
 	}
 }
@@ -960,7 +963,7 @@ int vrender_job_map(struct vrender_job *job)
 		struct sg_table *sgt;
 
 		jb->stop = &job->cancel;
-		sgt = primebuf_bo_map(to_primebuf_bo(jb->obj), vrender_dir(jb));
+		sgt = primebuf_bo_map(to_primebuf_bo(jb->obj), VRENDER_DMA_DIR);
 		if (IS_ERR(sgt))
 			return PTR_ERR(sgt);
 		jb->sgt = sgt;

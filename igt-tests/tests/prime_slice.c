@@ -319,6 +319,72 @@ igt_main
 		close(s.display);
 	}
 
+	igt_describe("A vgem buffer imported into vrender is read by one job, then written by the next: on kernels whose dma-buf core caches vgem's tables, the first mapping's direction must allow both");
+	igt_subtest("foreign-read-then-write") {
+		bool loaded = access("/sys/module/vgem", F_OK) == 0;
+		uint32_t handle, pitch, import, copy, *map;
+		struct drm_vrender_cmd c;
+		uint64_t size, offset;
+		int vgem, dmabuf;
+
+		igt_require_f(loaded || system("modprobe vgem 2>/dev/null") == 0,
+			      "vgem not available\n");
+		vgem = primepair_open_device(NULL, "vgem", false);
+		igt_require_f(vgem >= 0, "no vgem card node\n");
+		s.render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+
+		igt_assert_eq(drmModeCreateDumbBuffer(vgem, WIDTH, HEIGHT, 32, 0,
+						      &handle, &pitch, &size), 0);
+		igt_assert_eq(drmModeMapDumbBuffer(vgem, handle, &offset), 0);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vgem,
+			   offset);
+		igt_assert(map != MAP_FAILED);
+		for (size_t i = 0; i < (size_t)pitch / 4 * HEIGHT; i++)
+			map[i] = 0x33000000 | i;
+		igt_assert_eq(drmPrimeHandleToFD(vgem, handle,
+						 DRM_CLOEXEC | DRM_RDWR,
+						 &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(s.render, dmabuf, &import), 0);
+		copy = primepair_vrender_bo_create(s.render, (uint64_t)pitch * HEIGHT);
+
+		/* Read: the import is a COPY's source. */
+		c = (struct drm_vrender_cmd) {
+			.op = VRENDER_CMD_COPY,
+			.dst_handle = copy, .dst_pitch = pitch,
+			.src_handle = import, .src_pitch = pitch,
+			.width = WIDTH, .height = HEIGHT,
+		};
+		primepair_vrender_submit(s.render, &c, 1);
+		primepair_vrender_bo_wait(s.render, copy, 5e9);
+		igt_assert_eq_u32(primepair_vrender_crc32(s.render, copy,
+							  (uint64_t)pitch * HEIGHT),
+				  primepair_crc32(0, map, (size_t)pitch * HEIGHT));
+
+		/* Then written: a FILL of it, seen through vgem's mapping. */
+		c = primepair_vrender_fill(import, 0, pitch, 0, 0, WIDTH,
+					   HEIGHT, 0x44556677);
+		primepair_vrender_submit(s.render, &c, 1);
+		primepair_vrender_bo_wait(s.render, import, 5e9);
+		for (uint32_t y = 0; y < HEIGHT; y++)
+			for (uint32_t x = 0; x < WIDTH; x++)
+				igt_assert_eq_u32(map[y * (pitch / 4) + x],
+						  0x44556677);
+
+		igt_assert_eq(drmCloseBufferHandle(s.render, copy), 0);
+		igt_assert_eq(drmCloseBufferHandle(s.render, import), 0);
+		close(dmabuf);
+		munmap(map, size);
+		igt_assert_eq(drmModeDestroyDumbBuffer(vgem, handle), 0);
+		close(vgem);
+		close(s.render);
+		primepair_assert_summary_zero();
+		/* the last dma-buf reference may go a moment after the munmap */
+		for (int i = 0; !loaded && system("rmmod vgem 2>/dev/null"); i++) {
+			igt_assert_f(i < 20, "vgem stays in use\n");
+			usleep(100000);
+		}
+	}
+
 	igt_describe("PRIME ioctls reject bad input with the errno DRM core documents");
 	igt_subtest("bad-prime-input") {
 		uint32_t handle;
