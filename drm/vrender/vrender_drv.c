@@ -61,6 +61,10 @@ unsigned int vrender_job_latency_us;
 module_param_named(job_latency_us, vrender_job_latency_us, uint, 0644);
 MODULE_PARM_DESC(job_latency_us, "Simulated time every job takes before its commands, in us (default 0)");
 
+unsigned int vrender_job_release_delay_us;
+module_param_named(job_release_delay_us, vrender_job_release_delay_us, uint, 0644);
+MODULE_PARM_DESC(job_release_delay_us, "Time a finished job keeps its buffers mapped before it is released, as on a loaded system, in us, at most 1000000 (default 0)");
+
 static struct platform_device *vrender_pdevs[VRENDER_MAX_INSTANCES];
 
 static const struct drm_ioctl_desc vrender_ioctls[] = {

@@ -235,5 +235,6 @@ void vrender_file_put(struct vrender_file *vf);
 extern unsigned int vrender_job_timeout_ms;
 extern unsigned long long vrender_engine_speed;
 extern unsigned int vrender_job_latency_us;
+extern unsigned int vrender_job_release_delay_us;
 
 #endif /* _VRENDER_DRV_H_ */

@@ -5,6 +5,7 @@
  */
 
 #include <linux/crc32.h>
+#include <linux/delay.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
@@ -1165,6 +1166,11 @@ void vrender_job_release(struct vrender_job *job)
 
 static void vrender_job_free_work(struct work_struct *work)
 {
+	unsigned int delay = READ_ONCE(vrender_job_release_delay_us);
+
+	/* On a loaded system the release may come this late. */
+	if (delay)
+		fsleep(min_t(unsigned int, delay, USEC_PER_SEC));
 	vrender_job_release(container_of(work, struct vrender_job, free_work));
 }
 
