@@ -515,17 +515,22 @@ void primebuf_attachment_drop_sgt(struct primebuf_attachment *pa)
  * The table is built for @pa's constraints and DMA-mapped for its device
  * once; later maps in a compatible direction return the cached table
  * without rebuilding or remapping it, so their cost does not depend on
- * the size of the buffer.  CPU writes reach the device through
- * DMA_BUF_IOCTL_SYNC, which syncs every cached table.
+ * the size of the buffer.
  *
  * A dma-buf may have several attachments with writable mappings of the
  * same pages at once: two importers, or one device that imported the
- * buffer again while a job still holds the first import.  Ownership of
- * the pages moves between CPU and device at each use, not at map time,
- * so the mapping is made without CPU sync and every use, the first one
- * included, syncs for the device here and for the CPU in
- * primebuf_attachment_unmap(); writers are ordered by the buffer's
- * reservation fences.
+ * buffer again while a job still holds the first import.  The mapping is
+ * made without CPU sync; the pages go to the device when the first of
+ * its overlapping maps begins, and come back to the CPU in
+ * primebuf_attachment_unmap() when the last one ends.  A map that comes
+ * while the device still holds the pages leaves them alone: syncing them
+ * for the device again would copy the CPU's stale view over what the
+ * device has written since (bounce buffers under swiotlb).  CPU writes
+ * made meanwhile reach the device through DMA_BUF_IOCTL_SYNC.  Writers
+ * are ordered by the buffer's reservation fences.
+ *
+ * An attachment with @per_use_sync moves the pages at each use instead,
+ * through primebuf_bo_device_begin() and primebuf_bo_device_end().
  *
  * Return: the table, or an ERR_PTR.
  */
@@ -551,9 +556,11 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 			/*
 			 * A streaming mapping kept from an earlier use: what
 			 * the CPU wrote since must reach the device (bounce
-			 * buffers under swiotlb).
+			 * buffers under swiotlb), unless the device still
+			 * holds the pages for another use.
 			 */
-			primebuf_pa_sync_for_device(pa);
+			if (!pa->map_count && !pa->per_use_sync)
+				primebuf_pa_sync_for_device(pa);
 			atomic_long_inc(&primebuf_stats.map_cache_hits);
 			goto out_hit;
 		}
@@ -577,7 +584,8 @@ struct sg_table *primebuf_attachment_map(struct primebuf_bo *bo,
 	pa->dir = dir;
 	pa->nsegs = nsegs;
 	pa->need_sync = primebuf_sgt_need_sync(pa->dev, &pa->sgt);
-	primebuf_pa_sync_for_device(pa);
+	if (!pa->per_use_sync)
+		primebuf_pa_sync_for_device(pa);
 
 out_hit:
 	pa->map_count++;
@@ -593,7 +601,8 @@ out_hit:
  * @pa: the attachment that was mapped
  *
  * The DMA mapping stays cached until the backing moves or the device
- * detaches.
+ * detaches.  The last of overlapping uses gives the pages back to the
+ * CPU.
  */
 void primebuf_attachment_unmap(struct primebuf_bo *bo,
 			       struct primebuf_attachment *pa)
@@ -603,7 +612,8 @@ void primebuf_attachment_unmap(struct primebuf_bo *bo,
 	if (WARN_ON_ONCE(!pa->map_count))
 		return;
 	/* The mapping stays; what the device wrote goes back to the CPU. */
-	if (pa->dir != DMA_TO_DEVICE)
+	if (pa->map_count == 1 && pa->dir != DMA_TO_DEVICE &&
+	    !pa->per_use_sync)
 		primebuf_pa_sync_for_cpu(pa);
 	pa->map_count--;
 	if (!--bo->map_count)
@@ -704,6 +714,7 @@ static struct primebuf_attachment *primebuf_self_attachment(struct primebuf_bo *
 		return NULL;
 	pa->dev = bo->base.dev->dev;
 	pa->internal = true;
+	pa->per_use_sync = true;
 	primebuf_device_constraints(pa->dev, &pa->constraints);
 	list_add_tail(&pa->node, &bo->attachments);
 	bo->self = pa;
@@ -749,9 +760,12 @@ static struct primebuf_bo *primebuf_backing_owner(struct primebuf_bo *bo)
  *
  * Own buffers are mapped for their device directly; imports are mapped
  * through their dma-buf attachment, so the exporter sees every use.  Call
- * right before the device touches the buffer and primebuf_bo_unmap() right
- * after.  If the buffer must move for this device while other devices'
- * jobs have it mapped, waits for those jobs (primebuf_wait_idle()).
+ * it before the device's use, and primebuf_bo_unmap() after it.  Between
+ * the two, a device that reaches the buffer through the DMA addresses
+ * calls primebuf_bo_device_begin() when the use starts and
+ * primebuf_bo_device_end() when it ends.  If the buffer must move for
+ * this device while other devices' jobs have it mapped, waits for those
+ * jobs (primebuf_wait_idle()).
  *
  * Context: process context, may sleep (interruptibly, bounded); must not
  * hold @bo's reservation lock.
@@ -806,6 +820,63 @@ void primebuf_bo_unmap(struct primebuf_bo *bo, struct sg_table *sgt,
 	mutex_unlock(&bo->lock);
 }
 EXPORT_SYMBOL_NS_GPL(primebuf_bo_unmap, "PRIMEBUF");
+
+/*
+ * The primebuf attachment that primebuf_bo_map() maps @bo through: the
+ * device's own for its own buffer, the dma-buf one for an import of a
+ * primebuf buffer; NULL for another exporter's buffer, which its exporter
+ * syncs at map and unmap.
+ */
+static struct primebuf_attachment *primebuf_use_attachment(struct primebuf_bo *bo)
+{
+	struct dma_buf_attachment *attach = bo->base.import_attach;
+
+	if (!attach)
+		return bo->self;
+	return attach->dmabuf->ops == &primebuf_dmabuf_ops ? attach->priv : NULL;
+}
+
+/**
+ * primebuf_bo_device_begin() - give the pages to the device for one use
+ * @bo: a buffer that primebuf_bo_map() mapped for this use
+ *
+ * A mapping from primebuf_bo_map() is held from before the use's
+ * dependencies signal until after its fence has, and queued uses share
+ * it, so the pages cannot move between CPU and device at map and unmap
+ * time: a map while an earlier use's results are still on the device's
+ * side would overwrite them, and an unmap after the fence would publish
+ * them too late.  They move here instead, when the use starts, and in
+ * primebuf_bo_device_end() before its fence signals.  Under swiotlb this
+ * copies the buffer to the device's bounce buffers.  A device that only
+ * reaches the buffer through the CPU (a kernel mapping) calls neither.
+ *
+ * Context: any; takes no lock and does not allocate, so it may run on
+ * the way to a fence's signal.
+ */
+void primebuf_bo_device_begin(struct primebuf_bo *bo)
+{
+	struct primebuf_attachment *pa = primebuf_use_attachment(bo);
+
+	if (pa)
+		primebuf_pa_sync_for_device(pa);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_device_begin, "PRIMEBUF");
+
+/**
+ * primebuf_bo_device_end() - give the pages back to the CPU after a use
+ * @bo: the buffer of a primebuf_bo_device_begin()
+ * @written: the device may have written the buffer
+ *
+ * Context: any; takes no lock and does not allocate.
+ */
+void primebuf_bo_device_end(struct primebuf_bo *bo, bool written)
+{
+	struct primebuf_attachment *pa = primebuf_use_attachment(bo);
+
+	if (pa && written && pa->dir != DMA_TO_DEVICE)
+		primebuf_pa_sync_for_cpu(pa);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_bo_device_end, "PRIMEBUF");
 
 /* ----------------------------------------------------------------------
  * CPU access
@@ -877,11 +948,15 @@ static void primebuf_drop_vaddr(struct primebuf_bo *bo)
 }
 
 /*
- * Cache maintenance around CPU access: every device that holds a DMA
- * mapping (active or cached) gets its view synced, in the direction it
- * was mapped with, as the DMA API requires whatever the CPU is about to
- * do (a device that only reads the buffer has nothing to give back, and
- * needs the CPU's writes flushed all the same).
+ * Cache maintenance around CPU access: every device that holds the pages
+ * through a mapping in use gets its view synced, in the direction it was
+ * mapped with, as the DMA API requires whatever the CPU is about to do (a
+ * device that only reads the buffer has nothing to give back, and needs
+ * the CPU's writes flushed all the same).  An idle cached mapping gave the
+ * pages back at its last unmap and takes them again at its next map:
+ * syncing it here for the CPU would copy a stale device view over what
+ * the CPU wrote since.  Mappings synced per use hold the pages only while
+ * a use runs, which the reservation fences tell the CPU to wait for.
  */
 void primebuf_bo_sync(struct primebuf_bo *bo, bool for_cpu)
 {
@@ -890,7 +965,7 @@ void primebuf_bo_sync(struct primebuf_bo *bo, bool for_cpu)
 	lockdep_assert_held(&bo->lock);
 
 	list_for_each_entry(pa, &bo->attachments, node) {
-		if (!pa->sgt_mapped)
+		if (!pa->sgt_mapped || !pa->map_count || pa->per_use_sync)
 			continue;
 		if (for_cpu)
 			primebuf_pa_sync_for_cpu(pa);

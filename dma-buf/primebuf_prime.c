@@ -297,6 +297,15 @@ struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
 		dma_buf_detach(dma_buf, attach);
 		return ERR_CAST(bo);
 	}
+	/* Only primebuf_bo_map() maps it: the device syncs at each use. */
+	if (dma_buf->ops == &primebuf_dmabuf_ops) {
+		struct primebuf_bo *owner = dmabuf_to_bo(dma_buf);
+		struct primebuf_attachment *pa = attach->priv;
+
+		mutex_lock(&owner->lock);
+		pa->per_use_sync = true;
+		mutex_unlock(&owner->lock);
+	}
 	/* From here the GEM object owns the attachment and a reference. */
 	get_dma_buf(dma_buf);
 	bo->base.import_attach = attach;

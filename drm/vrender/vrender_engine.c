@@ -920,6 +920,10 @@ static int vrender_job_execute(struct vrender_job *job)
  * mapping outlives the job and serves the next ones, and where the dma-buf
  * core caches an exporter's tables (cache_sgt_mapping: vgem's, udmabuf's
  * on 6.1 and 6.12) it refuses a writer a table first mapped for reading.
+ * The cost, under bounce buffers only: another exporter that syncs at
+ * unmap (the system heap) copies a reading job's bounce buffer back when
+ * the job is released, after its fence.  primebuf's buffers are synced
+ * per job instead (primebuf_bo_device_begin()).
  */
 #define VRENDER_DMA_DIR	DMA_BIDIRECTIONAL
 
@@ -1081,6 +1085,25 @@ static struct dma_fence *vrender_sched_prepare_job(struct drm_sched_job *sched_j
 	return stall;
 }
 
+/*
+ * The buffers' pages go to the engine when the job starts and come back
+ * when it ends: the mappings were made at SUBMIT and stay until the job
+ * is freed, both too far from the work (see primebuf_bo_device_begin()).
+ */
+static void vrender_job_device_access(struct vrender_job *job, bool begin)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++) {
+		struct primebuf_bo *bo = to_primebuf_bo(job->bos[i].obj);
+
+		if (begin)
+			primebuf_bo_device_begin(bo);
+		else
+			primebuf_bo_device_end(bo, job->bos[i].write);
+	}
+}
+
 /* ----------------------------------------------------------------------
  * The scheduler's callbacks
  */
@@ -1094,8 +1117,12 @@ static struct dma_fence *vrender_sched_run_job(struct drm_sched_job *sched_job)
 	job->ran = true;
 	atomic_inc(&job->vf->ran_unreleased);
 
-	if (!ret)
+	if (!ret) {
+		vrender_job_device_access(job, true);
 		ret = vrender_job_execute(job);
+		/* before the fence: whoever waits for it reads the pages */
+		vrender_job_device_access(job, false);
+	}
 	vrender_job_leave(job);
 	dma_fence_end_signalling(cookie);
 

@@ -6,11 +6,11 @@
  * as in a confidential-computing guest: every streaming DMA mapping then
  * points at a bounce buffer, and the engine reads and writes that copy,
  * as a real device would.  primebuf keeps a device's mapping across jobs,
- * so what the CPU writes between two jobs must be synced to the bounce
- * buffer when the next job maps the buffer, and what the engine wrote
- * must be synced back when the job ends.  A missing sync shows here as
- * stale contents.  Large buffers must be mapped in segments the bounce
- * buffers can take.
+ * from SUBMIT until after the job's fence, so what the CPU writes between
+ * two jobs must be synced to the bounce buffer when the next job starts,
+ * and what the engine wrote must be synced back before its fence
+ * signals.  A missing or misplaced sync shows here as stale contents.
+ * Large buffers must be mapped in segments the bounce buffers can take.
  */
 
 #include <errno.h>
@@ -145,6 +145,65 @@ static void cpu_device_rounds(size_t size)
 	primepair_assert_summary_zero();
 }
 
+/* Submit one command with an out-fence, and wait for that fence only. */
+static void submit_and_wait_fence(int fd, struct drm_vrender_cmd *c)
+{
+	struct drm_vrender_submit submit = {
+		.cmds = (uintptr_t)c,
+		.cmd_count = 1,
+		.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
+	};
+
+	igt_assert_eq(__primepair_vrender_submit(fd, &submit), 0);
+	igt_assert(primepair_sync_file_wait(submit.out_fence_fd, 10000));
+	igt_assert_eq(primepair_sync_file_status(submit.out_fence_fd), 1);
+	close(submit.out_fence_fd);
+}
+
+static void reset_release_delay(void *data)
+{
+	primepair_vrender_set_param("job_release_delay_us", 0);
+}
+
+/*
+ * Rounds in which each step waits only for the previous job's fence, as
+ * a compositor does, and not for vrender to release the job (BO_WAIT):
+ * the next job then maps the buffer while the last one still holds its
+ * mapping.  The fill of @a must be in the pages when its fence has
+ * signalled (@ma is a CPU mapping of them with no sync of its own), the
+ * CPU's writes made right after it must reach the next job, and no late
+ * release may copy the job's view back over them.
+ */
+static void fence_rounds(int fd, uint32_t a, uint32_t *ma, size_t size,
+			 uint32_t rounds)
+{
+	uint32_t b = primepair_vrender_bo_create(fd, size);
+	uint32_t *mb = primepair_vrender_bo_mmap(fd, b, size, PROT_READ);
+	struct drm_vrender_cmd c;
+
+	/* Each job is released well after the next one has mapped. */
+	primepair_subtest_cleanup_push(reset_release_delay, NULL);
+	primepair_vrender_set_param("job_release_delay_us", 20000);
+	for (uint32_t r = 1; r <= rounds; r++) {
+		c = fill_all(a, size, 0xc3000000 | r);
+		submit_and_wait_fence(fd, &c);
+		check_value(ma, size, 0xc3000000 | r, "fill, once its fence signalled");
+
+		fill_words(ma, size, r);
+		c = copy_all(b, a, size);
+		submit_and_wait_fence(fd, &c);
+		check_words(mb, size, r, "copy of the CPU's words written after the fill's fence");
+	}
+	primepair_vrender_bo_wait(fd, a, 10000000000ll);
+	primepair_vrender_bo_wait(fd, b, 10000000000ll);
+	primepair_subtest_cleanup_pop(true);
+	check_words(ma, size, rounds, "the CPU's words once every job is released");
+	check_words(mb, size, rounds, "the last copy once every job is released");
+
+	munmap(mb, size);
+	igt_assert_eq(drmCloseBufferHandle(fd, b), 0);
+}
+
 static void dmabuf_sync(int dmabuf, uint64_t flags)
 {
 	struct dma_buf_sync sync = { .flags = flags };
@@ -198,6 +257,53 @@ igt_main
 	igt_describe("The same on 4 MiB buffers, mapped in segments the bounce buffers can take");
 	igt_subtest("large-buffer")
 		cpu_device_rounds(4 << 20);
+
+	igt_describe("Each job waits only for the last one's fence: its results are in the pages when the fence signals, and the CPU's writes made right after reach the next job and are not overwritten by the last job's release");
+	igt_subtest("fence-rounds") {
+		const size_t size = 64 * 1024;
+		int fd = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+		uint32_t a = primepair_vrender_bo_create(fd, size);
+		uint32_t *ma = primepair_vrender_bo_mmap(fd, a, size,
+							 PROT_READ | PROT_WRITE);
+
+		fence_rounds(fd, a, ma, size, 4 * ROUNDS);
+		munmap(ma, size);
+		igt_assert_eq(drmCloseBufferHandle(fd, a), 0);
+		close(fd);
+		primepair_assert_summary_zero();
+	}
+
+	igt_describe("The same on a vdisplay dumb buffer imported into vrender, read and written through vdisplay's mapping of it");
+	igt_subtest("fence-rounds-imported") {
+		int display = primepair_open_driver(PRIMEPAIR_DISPLAY_DRIVER);
+		int render = primepair_open_render(PRIMEPAIR_RENDER_DRIVER);
+		const size_t size = (size_t)PITCH * 16;
+		uint32_t dumb, import, pitch;
+		uint64_t dumb_size, offset;
+		uint32_t *map;
+		int dmabuf;
+
+		igt_assert_eq(drmModeCreateDumbBuffer(display, PITCH / 4, 16, 32,
+						      0, &dumb, &pitch,
+						      &dumb_size), 0);
+		igt_assert_eq_u32(pitch, PITCH);
+		igt_assert_eq(drmModeMapDumbBuffer(display, dumb, &offset), 0);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   display, offset);
+		igt_assert(map != MAP_FAILED);
+		igt_assert_eq(drmPrimeHandleToFD(display, dumb, DRM_CLOEXEC | DRM_RDWR,
+						 &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(render, dmabuf, &import), 0);
+		close(dmabuf);
+
+		fence_rounds(render, import, map, size, 4 * ROUNDS);
+		munmap(map, size);
+		igt_assert_eq(drmCloseBufferHandle(render, import), 0);
+		igt_assert_eq(drmModeDestroyDumbBuffer(display, dumb), 0);
+		close(render);
+		close(display);
+		primepair_assert_summary_zero();
+	}
 
 	igt_describe("A vdisplay dumb buffer imported into vrender: the CPU's writes through the dma-buf reach vrender's checksum, vrender's fill reaches the CPU");
 	igt_subtest("imported-display-buffer") {

@@ -120,6 +120,10 @@ struct primebuf_bo {
  * @need_sync: some segment of the mapped @sgt needs the DMA API's syncs;
  *	without, they are skipped
  * @internal: the owning device's own attachment, not a dma-buf one
+ * @per_use_sync: mapped only through primebuf_bo_map(), whose caller moves
+ *	the pages between CPU and device at each use with
+ *	primebuf_bo_device_begin() and primebuf_bo_device_end(); map, unmap
+ *	and CPU access then leave the mapping alone
  */
 struct primebuf_attachment {
 	struct list_head node;
@@ -132,6 +136,7 @@ struct primebuf_attachment {
 	unsigned int nsegs;
 	bool need_sync;
 	bool internal;
+	bool per_use_sync;
 };
 
 /**
@@ -189,6 +194,8 @@ struct sg_table *primebuf_bo_map(struct primebuf_bo *bo,
 				 enum dma_data_direction dir);
 void primebuf_bo_unmap(struct primebuf_bo *bo, struct sg_table *sgt,
 		       enum dma_data_direction dir);
+void primebuf_bo_device_begin(struct primebuf_bo *bo);
+void primebuf_bo_device_end(struct primebuf_bo *bo, bool written);
 
 /* PRIME */
 struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
