@@ -992,11 +992,25 @@ static struct dma_fence *vrender_job_stall(struct vrender_job *job)
 	struct vrender_wait *w = job->stall;
 	bool too_long;
 
-	if (speed)
-		ns += mul_u64_u64_div_u64(job->bytes, NSEC_PER_SEC, speed);
-	if (!job->hang && !ns)
-		return NULL;
+	/*
+	 * bytes / speed in ns, in whole seconds first: x86's divide traps on
+	 * a quotient beyond 64 bits, which bytes * NSEC_PER_SEC / speed
+	 * reaches at a few bytes per second.  Past the timeout the exact
+	 * figure does not matter.
+	 */
 	too_long = job->hang || ns >= timeout_ns;
+	if (speed && !too_long) {
+		u64 rem, secs = div64_u64_rem(job->bytes, speed, &rem);
+
+		if (secs > timeout_ns / NSEC_PER_SEC)
+			too_long = true;
+		else
+			ns += secs * NSEC_PER_SEC +
+			      mul_u64_u64_div_u64(rem, NSEC_PER_SEC, speed);
+	}
+	if (!too_long && !ns)
+		return NULL;
+	too_long = too_long || ns >= timeout_ns;
 
 	w->timeout_error = too_long ? -ETIMEDOUT : 0;
 	hrtimer_start(&w->timer, ns_to_ktime(too_long ? timeout_ns : ns),

@@ -32,13 +32,13 @@
 #define PITCH		1024
 #define ROWS		(BO_SIZE / PITCH)
 
-/* Submit @cmd alone; returns its sync_file. */
-static int submit_fenced(int fd, const struct drm_vrender_cmd *cmd,
-			 uint32_t out_syncobj)
+/* Submit @n commands as one job; returns its sync_file. */
+static int submit_cmds_fenced(int fd, const struct drm_vrender_cmd *cmds,
+			      uint32_t n, uint32_t out_syncobj)
 {
 	struct drm_vrender_submit submit = {
-		.cmds = (uintptr_t)cmd,
-		.cmd_count = 1,
+		.cmds = (uintptr_t)cmds,
+		.cmd_count = n,
 		.out_syncobj = out_syncobj,
 		.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
 	};
@@ -46,6 +46,13 @@ static int submit_fenced(int fd, const struct drm_vrender_cmd *cmd,
 	igt_assert_eq(__primepair_vrender_submit(fd, &submit), 0);
 	igt_assert_lte(0, submit.out_fence_fd);
 	return submit.out_fence_fd;
+}
+
+/* Submit @cmd alone; returns its sync_file. */
+static int submit_fenced(int fd, const struct drm_vrender_cmd *cmd,
+			 uint32_t out_syncobj)
+{
+	return submit_cmds_fenced(fd, cmd, 1, out_syncobj);
 }
 
 static struct drm_vrender_cmd fill_all(uint32_t bo, uint32_t value)
@@ -119,6 +126,11 @@ static void exit_handler(int sig)
 	reset_params();
 }
 
+static void reset_engine_speed(void *data)
+{
+	primepair_vrender_set_param("engine_speed", 0);
+}
+
 /* In a process of its own: 16 buffers, each with a FILL job queued */
 static bool queue_fills(void *arg)
 {
@@ -183,11 +195,6 @@ igt_main
 	igt_subtest("runtime-budget") {
 		const uint64_t big = 64ull << 20;
 		struct drm_vrender_cmd c[64];
-		struct drm_vrender_submit submit = {
-			.cmds = (uintptr_t)c,
-			.cmd_count = 64,
-			.flags = VRENDER_SUBMIT_OUT_FENCE_FD,
-		};
 		int fd = fresh_fd();
 		uint32_t src = primepair_vrender_bo_create(fd, big);
 		uint32_t res = primepair_vrender_bo_create(fd, 4096);
@@ -210,8 +217,7 @@ igt_main
 			      (long long)(one * 64 / 1000000));
 
 		t0 = primepair_now_ns();
-		igt_assert_eq(__primepair_vrender_submit(fd, &submit), 0);
-		fence = submit.out_fence_fd;
+		fence = submit_cmds_fenced(fd, c, 64, 0);
 
 		/*
 		 * Another client's small job is not held behind the long one:
@@ -389,6 +395,27 @@ igt_main
 			      -ETIMEDOUT);
 		primepair_vrender_set_param("job_latency_us", 0);
 		assert_filled(fd, a, 6);
+
+		igt_assert_eq(drmCloseBufferHandle(fd, a), 0);
+		close_fd();
+		assert_live_zero();
+	}
+
+	igt_describe("At the slowest engine_speed, 64 fills of a 300 MiB buffer (2e10 bytes, 2e19 ns) are simulated as too slow and cancelled with -ETIMEDOUT, the arithmetic not overflowing");
+	igt_subtest("slowest-engine-largest-job") {
+		const uint32_t pitch = 64 * 1024, rows = 4800;
+		struct drm_vrender_cmd c[64];
+		int fd = fresh_fd();
+		uint32_t a = primepair_vrender_bo_create(fd, (uint64_t)pitch * rows);
+
+		for (uint32_t i = 0; i < 64; i++)
+			c[i] = primepair_vrender_fill(a, 0, pitch, 0, 0,
+						      pitch / 4, rows, i);
+		primepair_subtest_cleanup_push(reset_engine_speed, NULL);
+		primepair_vrender_set_param("engine_speed", 1);
+		igt_assert_eq(fence_result(submit_cmds_fenced(fd, c, 64, 0)),
+			      -ETIMEDOUT);
+		primepair_subtest_cleanup_pop(true);
 
 		igt_assert_eq(drmCloseBufferHandle(fd, a), 0);
 		close_fd();
