@@ -250,6 +250,13 @@ static enum drm_mode_status vdisplay_mode_valid(struct drm_device *dev,
 	/* Line repetition multiplies the totals behind the core's back. */
 	if (mode->flags & DRM_MODE_FLAG_DBLSCAN)
 		return MODE_NO_DBLESCAN;
+	/*
+	 * The composer makes whole frames.  Fields would also halve the
+	 * timings the vblank timer runs on, after this check: a one-line
+	 * interlaced mode leaves it a frame time of 0.
+	 */
+	if (mode->flags & DRM_MODE_FLAG_INTERLACE)
+		return MODE_NO_INTERLACE;
 	if (mode->vscan > 1)
 		return MODE_NO_VSCAN;
 

@@ -247,6 +247,18 @@ static void mode_1hz(drmModeModeInfo *m) { m->clock = m->htotal * m->vtotal / 10
 static void mode_300hz(drmModeModeInfo *m) { m->clock = m->htotal * m->vtotal / 1000 * 300; }
 static void mode_dblscan(drmModeModeInfo *m) { m->flags |= DRM_MODE_FLAG_DBLSCAN; }
 static void mode_vscan(drmModeModeInfo *m) { m->vscan = 0xffff; }
+static void mode_interlace(drmModeModeInfo *m) { m->flags |= DRM_MODE_FLAG_INTERLACE; }
+
+/* One line a frame, 60 fields a second: the core halves it to none. */
+static void mode_interlace_one_line(drmModeModeInfo *m)
+{
+	m->vdisplay = 1;
+	m->vsync_start = 1;
+	m->vsync_end = 1;
+	m->vtotal = 1;
+	m->clock = m->htotal * 30 / 1000;
+	m->flags |= DRM_MODE_FLAG_INTERLACE;
+}
 
 /* htotal * vtotal beyond 32 bits, at the clock of a 60 Hz mode */
 static void mode_totals_overflow(drmModeModeInfo *m)
@@ -284,6 +296,8 @@ static const struct bad_mode bad_modes[] = {
 	{ "300 Hz", mode_300hz },
 	{ "double scan", mode_dblscan },
 	{ "vscan 65535", mode_vscan },
+	{ "interlaced", mode_interlace },
+	{ "interlaced, one line", mode_interlace_one_line },
 	{ "wider than 8192", mode_too_wide },
 	{ "taller than 8192", mode_too_tall },
 };
