@@ -381,9 +381,18 @@ static ssize_t vdisplay_cfs_connector_edid_read(struct config_item *item,
 
 	mutex_lock(&obj->dev->lock);
 	len = obj->edid_len;
-	/* Called with a NULL buffer first, for the size. */
-	if (buf && len <= max)
-		memcpy(buf, obj->edid, len);
+	/*
+	 * Called with a NULL buffer first, for the size, then with a buffer
+	 * of that size, all of which configfs hands to the reader.  An EDID
+	 * written in between, shorter or longer, would leave some of it
+	 * unwritten: the reader is asked to start again instead.
+	 */
+	if (buf) {
+		if (len == max)
+			memcpy(buf, obj->edid, len);
+		else
+			len = -EAGAIN;
+	}
 	mutex_unlock(&obj->dev->lock);
 	return len;
 }

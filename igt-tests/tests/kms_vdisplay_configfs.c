@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -542,6 +543,93 @@ static void test_edid(void)
 	primepair_assert_summary_zero();
 }
 
+/* primepair_make_edid()'s block and an empty CTA-861 extension */
+static void make_edid_two_blocks(uint8_t edid[256])
+{
+	uint8_t sum = 0;
+
+	primepair_make_edid(edid);
+	edid[126] = 1;
+	edid[127] = 0;
+	for (int i = 0; i < 127; i++)
+		sum += edid[i];
+	edid[127] = -sum;
+
+	memset(edid + 128, 0, 128);
+	edid[128] = 0x02;	/* CTA-861 */
+	edid[129] = 3;		/* revision */
+	edid[130] = 4;		/* no data blocks, no detailed timings */
+	sum = 0;
+	for (int i = 128; i < 255; i++)
+		sum += edid[i];
+	edid[255] = -sum;
+}
+
+static void stop_writer(void *data)
+{
+	pid_t *writer = data;
+
+	if (*writer > 0) {
+		kill(*writer, SIGKILL);
+		waitpid(*writer, NULL, 0);
+		*writer = 0;
+	}
+}
+
+/*
+ * configfs reads a binary attribute in two calls, one for the size and
+ * one for the bytes, and hands the reader as many bytes as the first
+ * call said.  An EDID of another size written in between must not leave
+ * the reader with a mix, or with bytes nobody wrote: each read gives one
+ * of the EDIDs whole, or fails with EAGAIN.
+ */
+static void test_edid_read_race(void)
+{
+	const char *rel = "connectors/connector0/edid";
+	uint8_t one[128], two[256], back[512];
+	int reads = 0, again = 0, status;
+	pid_t writer;
+
+	require_configfs();
+	primepair_make_edid(one);
+	make_edid_two_blocks(two);
+	build_two_outputs();
+	igt_assert_eq(cfs_write_bytes(rel, two, sizeof(two)), 0);
+	igt_assert_eq(cfs_write_bytes(rel, one, sizeof(one)), 0);
+
+	writer = fork();
+	igt_assert(writer >= 0);
+	if (writer)
+		primepair_subtest_cleanup_push(stop_writer, &writer);
+	else {
+		for (int i = 0; i < 4000; i++)
+			if (cfs_write_bytes(rel, i & 1 ? one : two,
+					    i & 1 ? sizeof(one) : sizeof(two)))
+				_exit(1);
+		_exit(0);
+	}
+
+	while (waitpid(writer, &status, WNOHANG) == 0) {
+		ssize_t n = cfs_read_bytes(rel, back, sizeof(back));
+
+		reads++;
+		if (n < 0 && errno == EAGAIN) {
+			again++;
+			continue;
+		}
+		igt_assert_f((n == sizeof(one) && !memcmp(back, one, n)) ||
+			     (n == sizeof(two) && !memcmp(back, two, n)),
+			     "read %zd bytes, neither EDID whole\n", n);
+	}
+	writer = 0;	/* reaped */
+	primepair_subtest_cleanup_pop(true);
+	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	igt_info("%d reads while the EDID changed, %d asked to start again\n",
+		 reads, again);
+	igt_assert_lt(0, reads);
+	cfs_teardown(0);
+}
+
 /* Enabling refuses the description: EINVAL, no device, "enabled" is 0. */
 static void assert_refused(const char *why)
 {
@@ -874,6 +962,10 @@ igt_main
 	igt_describe("A connector's EDID becomes its mode list and EDID property, before enabling and at run time; bad EDIDs are refused");
 	igt_subtest("edid")
 		test_edid();
+
+	igt_describe("An EDID read while EDIDs of other sizes are written gives one of them whole, or EAGAIN; never a mix or bytes nobody wrote");
+	igt_subtest("edid-read-race")
+		test_edid_read_race();
 
 	igt_describe("Descriptions the DRM core would reject fail to enable with EINVAL; a live device's shape cannot change");
 	igt_subtest("bad-config")
