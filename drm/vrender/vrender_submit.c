@@ -11,6 +11,7 @@
 #include <linux/sync_file.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_syncobj.h>
@@ -79,6 +80,7 @@ static int vrender_submit_check_args(const struct drm_vrender_submit *args)
 static int vrender_submit_copy_cmds(struct vrender_submit *s)
 {
 	struct vrender_job *job;
+	int idx;
 
 	/*
 	 * What a job holds (this, its fences, its segment indices) is the
@@ -88,9 +90,19 @@ static int vrender_submit_copy_cmds(struct vrender_submit *s)
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
-	job->vr = s->vr;
+	/*
+	 * drm_ioctl() checks for an unplugged device only on entry.  Counted
+	 * inside drm_dev_enter(), a job is either seen by unbinding's wait
+	 * for live jobs, or not made at all.
+	 */
+	if (!drm_dev_enter(&s->vr->drm, &idx)) {
+		kfree(job);
+		return -ENODEV;
+	}
 	atomic_inc(&s->vr->jobs);
 	atomic_inc(&s->vr->live_jobs);
+	drm_dev_exit(idx);
+	job->vr = s->vr;
 	s->job = job;
 
 	job->ncmds = s->args->cmd_count;
