@@ -159,6 +159,36 @@ void primebuf_unregister_device(struct device *dev)
 }
 EXPORT_SYMBOL_NS_GPL(primebuf_unregister_device, "PRIMEBUF");
 
+/**
+ * primebuf_device_unmap_all() - drop the mappings kept for a device
+ * @dev: a device whose driver is letting go of it, its last use over
+ *
+ * primebuf keeps a device's DMA mapping of a buffer from one use to the
+ * next (primebuf_attachment_map()).  A device without a driver may keep
+ * none (an IOMMU domain may go with the driver), so unbinding drops them;
+ * the buffers, and mappings for other devices, stay.  A mapping still in
+ * use is left to its user.
+ *
+ * Context: process context; takes the buffer list's and each buffer's
+ * lock.
+ */
+void primebuf_device_unmap_all(struct device *dev)
+{
+	struct primebuf_attachment *pa;
+	struct primebuf_bo *bo;
+
+	mutex_lock(&primebuf_list_lock);
+	list_for_each_entry(bo, &primebuf_buffers, node) {
+		mutex_lock(&bo->lock);
+		list_for_each_entry(pa, &bo->attachments, node)
+			if (pa->dev == dev && !pa->map_count)
+				primebuf_attachment_drop_sgt(pa);
+		mutex_unlock(&bo->lock);
+	}
+	mutex_unlock(&primebuf_list_lock);
+}
+EXPORT_SYMBOL_NS_GPL(primebuf_device_unmap_all, "PRIMEBUF");
+
 void primebuf_device_constraints(struct device *dev,
 				 struct primebuf_constraints *c)
 {

@@ -599,6 +599,8 @@ static void vdisplay_teardown(struct vdisplay_device *vd)
 	for (i = 0; i < VDISPLAY_MAX_CRTCS; i++)
 		vdisplay_composer_fini(vd->outputs[i]);
 	vdisplay_connectors_fini(vd);
+	/* The outputs are off: no mapping of ours is in use. */
+	primebuf_device_unmap_all(&vd->pdev->dev);
 	primebuf_unregister_device(&vd->pdev->dev);
 }
 

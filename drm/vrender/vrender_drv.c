@@ -194,6 +194,8 @@ static void vrender_remove(struct platform_device *pdev)
 
 	drm_dev_unplug(&vr->drm);
 	vrender_engine_quiesce(vr);
+	/* Those kept between jobs go too: no job will use them again. */
+	primebuf_device_unmap_all(&pdev->dev);
 	primebuf_unregister_device(&pdev->dev);
 }
 

@@ -169,6 +169,38 @@ uint64_t primepair_summary(const char *key)
 	return val;
 }
 
+/*
+ * The DMA segments primebuf's debugfs lists as mapped for @device, over
+ * every buffer: each line ends in "dev=segments" pairs, "*" marking the
+ * owner's own attachment.
+ */
+unsigned int primepair_mapped_segments(const char *device)
+{
+	FILE *f = fopen("/sys/kernel/debug/primebuf/buffers", "r");
+	unsigned int total = 0;
+	char line[1024];
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *last = strrchr(line, ' '), *tok, *save;
+
+		if (line[0] == '#' || !last)
+			continue;
+		for (tok = strtok_r(last + 1, ",\n", &save); tok;
+		     tok = strtok_r(NULL, ",\n", &save)) {
+			char *eq = strchr(tok, '=');
+
+			if (*tok == '*')
+				tok++;
+			if (eq && (size_t)(eq - tok) == strlen(device) &&
+			    !strncmp(tok, device, eq - tok))
+				total += strtoul(eq + 1, NULL, 10);
+		}
+	}
+	fclose(f);
+	return total;
+}
+
 void primepair_debugfs_assert_zero(const char *file)
 {
 	uint64_t val = 0;

@@ -116,6 +116,13 @@ bool primepair_debugfs_read_u64(const char *file, const char *key,
 				uint64_t *val);
 
 /*
+ * The DMA segments primebuf's debugfs "buffers" file lists as mapped for
+ * @device (a dev_name(), "vrender.0"), over every buffer: those of the
+ * mappings primebuf keeps between uses included.
+ */
+unsigned int primepair_mapped_segments(const char *device);
+
+/*
  * Assert that every numeric value in @file is 0; the failure message names
  * the first counter that is not.
  */

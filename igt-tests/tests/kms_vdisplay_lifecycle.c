@@ -97,9 +97,12 @@ static void test_unbind_rebind(void)
 				   &imported);
 	render_fill(render, imported, &fb, FILL);
 	igt_assert_eq(primepair_modeset(&kms, &kms.outputs[0], &fb), 0);
+	igt_assert_lt(0, primepair_mapped_segments(DEVICE));
 
 	primepair_sysfs_write(DRIVER_DIR "unbind", DEVICE);
 	igt_assert(!bound());
+	/* Scanout's mappings, kept between uses, went with the driver. */
+	igt_assert_eq(primepair_mapped_segments(DEVICE), 0);
 
 	/* The open card is unplugged: KMS calls fail, none crashes. */
 	primepair_kms_assert_unplugged(&kms, &fb);

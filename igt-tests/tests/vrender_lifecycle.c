@@ -154,9 +154,12 @@ static void test_unbind_rebind(void)
 	for (int i = 0; i < JOBS; i++)
 		fence[i] = queue_fill(render, imported, &fb, 0xff000000u | (i + 1));
 	igt_assert_eq(primepair_sync_file_status(fence[JOBS - 1]), 0);
+	igt_assert_lt(0, primepair_mapped_segments(DEVICE));
 
 	primepair_sysfs_write(DRIVER_DIR "unbind", DEVICE);
 	igt_assert(!bound());
+	/* The mappings kept between jobs went with the driver. */
+	igt_assert_eq(primepair_mapped_segments(DEVICE), 0);
 
 	/* Every queued job ran and signalled before the unbind returned. */
 	for (int i = 0; i < JOBS; i++) {

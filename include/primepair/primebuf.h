@@ -205,5 +205,6 @@ struct drm_gem_object *primebuf_gem_prime_import(struct drm_device *dev,
 int primebuf_register_device(struct device *dev,
 			     const struct primebuf_constraints *c);
 void primebuf_unregister_device(struct device *dev);
+void primebuf_device_unmap_all(struct device *dev);
 
 #endif /* _PRIMEPAIR_PRIMEBUF_H_ */
