@@ -598,7 +598,13 @@ static void vdisplay_teardown(struct vdisplay_device *vd)
 	destroy_workqueue(vd->composer_wq);
 	for (i = 0; i < VDISPLAY_MAX_CRTCS; i++)
 		vdisplay_composer_fini(vd->outputs[i]);
+	/*
+	 * A GETCONNECTOR that passed the core's unplugged check before the
+	 * unplug may still be probing the connectors, under this mutex.
+	 */
+	mutex_lock(&vd->drm.mode_config.mutex);
 	vdisplay_connectors_fini(vd);
+	mutex_unlock(&vd->drm.mode_config.mutex);
 	/* The outputs are off: no mapping of ours is in use. */
 	primebuf_device_unmap_all(&vd->pdev->dev);
 	primebuf_unregister_device(&vd->pdev->dev);
