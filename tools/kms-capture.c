@@ -24,8 +24,10 @@
  * kernel.yama.ptrace_scope 0) and a device with a writeback connector
  * for the CRTC.  Exits 0 on a picture, 1 with the reason otherwise.
  * SIGHUP, SIGINT, SIGQUIT and SIGTERM during the capture take effect once
- * the program runs again with its CRTC as it was (at most about 10 s);
- * SIGKILL cannot wait, and may leave the program stopped.
+ * the program runs again with its CRTC as it was (at most about 10 s).
+ * SIGKILL ends kms-capture at once: a guardian process it forked then
+ * lets the program go on, its writeback connector perhaps still routed
+ * to the CRTC with no frame queued.
  */
 
 #include <errno.h>

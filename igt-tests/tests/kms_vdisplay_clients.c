@@ -343,6 +343,28 @@ static void stop_interrupted_master(void *data)
 	primepair_held_stop(interrupted_master);
 }
 
+/*
+ * A held master lit on @o, to be captured by kms-capture, whose argv
+ * @tool and @pidarg (sizes as in the callers) then name; the master is
+ * ended with SIGKILL when the subtest ends, stopped or not, however it
+ * ends.
+ */
+static pid_t start_capture_target(struct primepair_kms *kms,
+				  struct primepair_output *o, char tool[300],
+				  char pidarg[16])
+{
+	pid_t pid;
+
+	igt_require(o->wb_connector_id);
+	snprintf(tool, 300, "%s/kms-capture", primepair_tools_dir());
+	igt_require_f(access(tool, X_OK) == 0, "no %s\n", tool);
+	pid = start_master(kms, o, true, true);
+	interrupted_master = pid;
+	primepair_subtest_cleanup_push(stop_interrupted_master, NULL);
+	snprintf(pidarg, 16, "%d", (int)pid);
+	return pid;
+}
+
 static void test_capture_interrupted(struct primepair_kms *kms)
 {
 	struct primepair_output *o = &kms->outputs[0];
@@ -355,14 +377,7 @@ static void test_capture_interrupted(struct primepair_kms *kms)
 	uint64_t wb_crtc;
 	pid_t pid;
 
-	igt_require(o->wb_connector_id);
-	snprintf(tool, sizeof(tool), "%s/kms-capture", primepair_tools_dir());
-	igt_require_f(access(tool, X_OK) == 0, "no %s\n", tool);
-	pid = start_master(kms, o, true, true);
-	/* SIGKILL, which ends it stopped or not, however the rounds end */
-	interrupted_master = pid;
-	primepair_subtest_cleanup_push(stop_interrupted_master, NULL);
-	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	pid = start_capture_target(kms, o, tool, pidarg);
 
 	/* one capture left alone, to its picture */
 	igt_nsec_elapsed(&start);
@@ -396,6 +411,58 @@ static void test_capture_interrupted(struct primepair_kms *kms)
 	crtc = drmModeGetCrtc(kms->fd, o->crtc_id);
 	igt_assert(crtc && crtc->mode_valid && crtc->buffer_id);
 	drmModeFreeCrtc(crtc);
+	primepair_subtest_cleanup_pop(true);
+}
+
+/*
+ * kms-capture killed with SIGKILL right after it stopped the master for
+ * its picture: it cannot send SIGCONT, and its guardian must.
+ */
+static void test_capture_killed(struct primepair_kms *kms)
+{
+	struct primepair_output *o = &kms->outputs[0];
+	char tool[300], pidarg[16], out[1024];
+	char *argv[] = { tool, pidarg, NULL };
+	unsigned int round, killed = 0;
+	struct primepair_child c;
+	drmModeCrtcPtr crtc;
+	pid_t pid;
+
+	pid = start_capture_target(kms, o, tool, pidarg);
+	for (round = 0; round < 20 && killed < 5; round++) {
+		bool stopped = false;
+		int i;
+
+		primepair_child_start(&c, argv, NULL);
+		for (i = 0; i < 20000 && !stopped; i++) {
+			stopped = proc_state(pid) == 'T';
+			if (!stopped)
+				usleep(200);
+		}
+		primepair_child_stop(&c, SIGKILL, 30000, out, sizeof(out));
+		if (!stopped)
+			continue;
+		killed++;
+		for (i = 0; i < 200 && proc_state(pid) == 'T'; i++)
+			usleep(10000);
+		igt_assert_f(proc_state(pid) != 'T',
+			     "the master stays stopped 2 s after kms-capture was killed (round %u)\n",
+			     round);
+	}
+	igt_info("%u of %u rounds killed kms-capture with the master stopped\n",
+		 killed, round);
+	igt_assert_lt(0, killed);
+
+	/* still lit, as it was; and a capture left alone still works */
+	crtc = drmModeGetCrtc(kms->fd, o->crtc_id);
+	igt_assert(crtc && crtc->mode_valid && crtc->buffer_id);
+	drmModeFreeCrtc(crtc);
+	primepair_child_start(&c, argv, NULL);
+	igt_assert_f(primepair_child_expect(&c, "captured ", out, sizeof(out),
+					    30000),
+		     "kms-capture took no picture after the killed ones\n");
+	igt_assert_eq(primepair_child_finish(&c, out, sizeof(out)), 0);
+	igt_assert(proc_state(pid) != 'T');
 	primepair_subtest_cleanup_pop(true);
 }
 
@@ -477,6 +544,11 @@ igt_main
 	igt_subtest("writeback-capture-interrupted") {
 		primepair_child_kill_all();
 		test_capture_interrupted(&kms);
+	}
+	igt_describe("kms-capture killed with SIGKILL while the master is stopped for its picture: its guardian continues the master, which stays lit and can be captured again");
+	igt_subtest("writeback-capture-killed") {
+		primepair_child_kill_all();
+		test_capture_killed(&kms);
 	}
 	igt_describe("What the capture refuses (itself, no DRM fd, nothing lit, a process gone), leaving the process as it was");
 	igt_subtest("writeback-capture-refused") {

@@ -18,6 +18,11 @@
  * which counts a writeback connector among the CRTC's connectors; the
  * planes and mode stay as they were).  Closing the lessee ends the lease
  * and SIGCONT lets the program go on.
+ *
+ * A capture killed with SIGKILL cannot send that SIGCONT.  A guardian
+ * process, forked before the stop, sends it instead: it waits on a socket
+ * for the capture's word that the program is as it should be left, and
+ * continues the program if the socket closes without it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,8 +33,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
@@ -47,6 +54,8 @@ struct capture_ctx {
 	int master;		/* our duplicate of the program's master fd */
 	int query;		/* our own fd on the device, for enumeration */
 	int lessee;
+	int guard;		/* our end of the guardian's socket */
+	pid_t guard_pid;
 	bool stopped, routed;
 	uint32_t wb_conn, plane;
 	struct pp_fb fb;
@@ -140,13 +149,73 @@ static bool all_stopped(pid_t pid)
 	return stopped;
 }
 
+/*
+ * The guardian: a child in a session of its own (a signal to the caller's
+ * process group leaves it alone) holding only the socket and the pidfd.
+ * Only async-signal-safe calls, as the caller may have threads.
+ */
+static int start_guardian(struct capture_ctx *c)
+{
+	int fds[2];
+	char word;
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds))
+		return fail(c, -errno, "socketpair");
+	c->guard_pid = fork();
+	if (c->guard_pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return fail(c, -errno, "fork");
+	}
+	if (!c->guard_pid) {
+		int sock, pidfd;
+
+		setsid();
+		/*
+		 * Not the program's DRM files, nor anything else of ours: the
+		 * two it needs move above 2 first, as either may be 0 or 1.
+		 */
+		sock = fcntl(fds[0], F_DUPFD, 3);
+		pidfd = fcntl(c->pidfd, F_DUPFD, 3);
+		if (sock < 0 || pidfd < 0 || dup2(sock, 0) < 0 ||
+		    dup2(pidfd, 1) < 0)
+			_exit(1);
+		close_range(2, ~0U, 0);
+		do
+			n = read(0, &word, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			pidfd_send_signal(1, SIGCONT, NULL, 0);
+		_exit(0);
+	}
+	close(fds[0]);
+	c->guard = fds[1];
+	return 0;
+}
+
+/* The program is as it is to be left: the guardian has nothing to do. */
+static void end_guardian(struct capture_ctx *c)
+{
+	if (c->guard < 0)
+		return;
+	/* a guardian killed meanwhile gets no word, and no SIGPIPE for us */
+	send(c->guard, "", 1, MSG_NOSIGNAL);
+	close(c->guard);
+	while (waitpid(c->guard_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 static int stop_program(struct capture_ctx *c)
 {
-	int i;
+	int i, ret;
 
 	/* one stopped already stays so: its SIGCONT is someone else's */
 	if (all_stopped(c->pid))
 		return 0;
+	ret = start_guardian(c);
+	if (ret)
+		return ret;
 	if (pidfd_send_signal(c->pidfd, SIGSTOP, NULL, 0))
 		return fail(c, -errno, "SIGSTOP");
 	c->stopped = true;
@@ -336,7 +405,7 @@ int pp_capture_process(pid_t pid, dev_t rdev, unsigned int flags,
 {
 	struct capture_ctx c = {
 		.cap = cap, .pid = pid, .master = -1, .query = -1,
-		.lessee = -1,
+		.lessee = -1, .guard = -1,
 	};
 	char node[64];
 	int ret;
@@ -383,6 +452,7 @@ out:
 		close(c.master);
 	if (c.stopped && (ret || !(flags & PP_CAPTURE_KEEP_STOPPED)))
 		pidfd_send_signal(c.pidfd, SIGCONT, NULL, 0);
+	end_guardian(&c);
 	close(c.pidfd);
 	if (ret)
 		pp_capture_free(cap);
