@@ -5,6 +5,7 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -177,7 +178,20 @@ static int primebuf_begin_cpu_access(struct dma_buf *dmabuf,
 				     enum dma_data_direction dir)
 {
 	struct primebuf_bo *bo = dmabuf_to_bo(dmabuf);
+	long wait;
 	int ret;
+
+	/*
+	 * The core waits for the fences only after this returns, and the
+	 * mappings synced below are those a device may still be writing
+	 * through: wait first, for writers (and for readers too before a
+	 * CPU write).
+	 */
+	wait = dma_resv_wait_timeout(dmabuf->resv,
+				     dma_resv_usage_rw(dir != DMA_FROM_DEVICE),
+				     true, MAX_SCHEDULE_TIMEOUT);
+	if (wait < 0)
+		return wait;
 
 	mutex_lock(&bo->lock);
 	/* CPU access is a first use too: allocate for everyone attached. */
